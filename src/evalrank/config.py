@@ -1,0 +1,112 @@
+"""Load and validate the workflow configuration (JSON schema in YAML).
+
+Errors name the offending key as a dotted path (``models.train_pairs``), so a
+bad value in ``config/*.yaml`` or a ``--config`` override is found at once.
+Missing optional keys are filled with the schema's defaults.
+"""
+
+from __future__ import annotations
+
+import copy
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "key_path"]
+
+
+class ConfigError(ValueError):
+    """A configuration value is invalid; ``keys`` lists the offending dotted keys."""
+
+    def __init__(self, problems: list[tuple[str, str]]):
+        self.keys = [k for k, _ in problems]
+        lines = [f"  config key '{k}': {msg}" for k, msg in problems]
+        super().__init__("invalid configuration:\n" + "\n".join(lines))
+
+
+def schema_path() -> Path:
+    """The packaged schema (workflow/schemas/config.schema.yaml links to it)."""
+    return Path(str(resources.files("evalrank") / "schemas" / "config.schema.yaml"))
+
+
+def key_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "<root>"
+
+
+def _fill_defaults(instance: Any, schema: Mapping, root: Mapping) -> None:
+    """Insert schema defaults for missing keys, recursively (after a successful validation)."""
+    if "$ref" in schema:
+        ref = schema["$ref"].split("/")[-1]
+        schema = root["$defs"][ref]
+    if not isinstance(instance, dict):
+        return
+    for key, sub in schema.get("properties", {}).items():
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        if key in instance:
+            _fill_defaults(instance[key], sub, root)
+
+
+def _message(error) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown key(s)")
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {error.validator_value}"
+    return error.message
+
+
+def validate_config(config: dict, schema: str | Path | None = None) -> dict:
+    """Validate ``config`` in place against the schema, fill defaults, return it.
+
+    Raises :class:`ConfigError` listing every problem with its dotted key.
+    """
+    import jsonschema
+
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a mapping, got {type(config).__name__}")
+    path = Path(schema) if schema is not None else schema_path()
+    with open(path, encoding="utf-8") as fh:
+        schema_doc = yaml.safe_load(fh)
+    validator = jsonschema.Draft202012Validator(schema_doc)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    if errors:
+        problems = []
+        for e in errors:
+            parts = list(e.absolute_path)
+            if e.validator == "additionalProperties":
+                extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
+                for name in extra:
+                    problems.append((key_path(parts + [name]), "unknown key (check spelling; see workflow/schemas/config.schema.yaml)"))
+                continue
+            if e.validator == "required":
+                missing = e.message.split("'")[1]
+                problems.append((key_path(parts + [missing]), "is required"))
+                continue
+            problems.append((key_path(parts), _message(e)))
+        raise ConfigError(problems)
+    _fill_defaults(config, schema_doc, schema_doc)
+    return config
+
+
+def load_config(path: str | Path, overrides: Mapping | None = None) -> dict:
+    """Read a YAML config file, apply ``overrides`` (deep-merged) and validate."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"config file {path} does not exist")
+    with open(path, encoding="utf-8") as fh:
+        cfg = yaml.safe_load(fh) or {}
+    if overrides:
+        cfg = _merge(cfg, overrides)
+    return validate_config(cfg)
+
+
+def _merge(base: dict, over: Mapping) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else copy.deepcopy(v)
+    return out
