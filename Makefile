@@ -1,0 +1,30 @@
+# Two commands do all set-up on a fresh machine (Python >= 3.11 with venv + pip):
+#   make run    install into .venv, then run the default DAG (synthetic data, no network)
+#   make test   install into .venv, then run the test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+CORES  ?= 2
+STAMP  := $(VENV)/.installed
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: run test report install clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workflow,test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS)
+
+report: $(STAMP)
+	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+clean:
+	rm -rf results/*/ .snakemake

@@ -1,0 +1,251 @@
+"""Command line: ``python -m evalrank <stage> ...``.
+
+Each subcommand parses arguments, calls library functions and writes files
+atomically; the Snakemake rules are one line each calling these. Heavy imports
+happen inside the handlers so ``--help`` stays instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["main", "build_parser"]
+
+
+def _log(msg: str) -> None:
+    print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# -- data ----------------------------------------------------------------------
+def cmd_synthesize(a):
+    from evalrank.data.synthetic import synthesize
+
+    synthesize(
+        a.root,
+        n_queries_per_partition=a.queries_per_partition,
+        seed=a.seed,
+        mean_docs=a.mean_docs,
+        p_no_relevant=a.p_no_relevant,
+        n_features=a.n_features,
+    )
+    _log(f"wrote synthetic MSLR-like layout under {a.root}")
+
+
+def cmd_download(a):
+    from evalrank.data.datasets import get_spec
+    from evalrank.data.download import fetch_dataset
+
+    overrides = {k: v for k, v in (("url", a.url), ("sha256", a.sha256)) if v}
+    spec = get_spec(a.dataset, **overrides)
+    fetch_dataset(spec, Path(a.root))
+    _log(f"{spec.name} ready under {a.root}")
+
+
+def cmd_parse(a):
+    from evalrank.data.letor import read_letor
+
+    t0 = time.perf_counter()
+    coll = read_letor(a.input, n_features=a.n_features, max_grade=a.max_grade)
+    coll.save(a.output)
+    mb = Path(a.input).stat().st_size / 1e6
+    dt = time.perf_counter() - t0
+    _log(f"parsed {a.input}: {coll.n_queries} queries, {coll.n_docs} docs, {mb:.1f} MB in {dt:.2f}s")
+
+
+def cmd_describe(a):
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.data.describe import describe_table
+    from evalrank.plots.data import plot_dataset
+
+    names = a.names or [Path(p).stem for p in a.inputs]
+    if len(names) != len(a.inputs):
+        raise SystemExit("--names must give one name per --inputs file")
+    named = {n: Collection.load(p) for n, p in zip(names, a.inputs)}
+    io.write_table(describe_table(named), a.table)
+    if a.figure:
+        plot_dataset(named, a.figure)
+
+
+def cmd_split(a):
+    from evalrank.data.collection import Collection
+    from evalrank.models.split import split_training_part
+
+    part = Collection.load(a.partition)
+    train, vali = split_training_part(part, train_pairs=a.train_pairs, seed=a.seed)
+    train.save(a.train)
+    vali.save(a.vali)
+    _log(f"training part: {train.n_queries} queries / {train.n_docs} pairs; validation: {vali.n_queries} / {vali.n_docs}")
+
+
+# -- models --------------------------------------------------------------------
+def cmd_train(a):
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models.zoo import make_model, save_model
+
+    import pandas as pd
+
+    train, vali = Collection.load(a.train), Collection.load(a.vali)
+    grid = json.loads(a.grid) if a.grid else {}
+    model = make_model(a.model)
+    t0 = time.perf_counter()
+    model.fit(train, vali, grid=grid, seed=a.seed, n_jobs=a.threads)
+    _log(f"trained {a.model} in {time.perf_counter() - t0:.1f}s; best {model.best_params_}")
+    save_model(model, a.output)
+    if a.tuning:
+        io.write_table(pd.DataFrame(model.tuning_), a.tuning)
+
+
+def cmd_predict(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models.zoo import load_model
+
+    model = load_model(a.model_file)
+    pool = Collection.concat([Collection.load(p) for p in a.pool])
+    scores = model.score(pool.features)
+    probs = model.predict_proba(pool.features)
+    io.save_arrays(
+        a.output,
+        scores=np.asarray(scores, dtype=np.float64),
+        probs=np.asarray(probs, dtype=np.float64),
+        labels=pool.labels,
+        offsets=pool.offsets,
+        qids=pool.qids,
+    )
+    _log(f"predicted {pool.n_docs} pool documents of {pool.n_queries} queries")
+
+
+def cmd_quality(a):
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.models.quality import quality_row, random_baseline, reliability
+    from evalrank.plots.models import plot_quality, plot_reliability
+
+    names = a.names or [Path(p).stem for p in a.predictions]
+    if len(names) != len(a.predictions):
+        raise SystemExit("--names must give one name per --predictions file")
+    rows = []
+    base = None
+    for name, path in zip(names, a.predictions):
+        p = io.load_arrays(path)
+        row = quality_row(p["scores"], p["probs"], p["labels"], p["offsets"], max_grade=a.max_grade,
+                          k=a.k, ece_bins=a.ece_bins)
+        rows.append({"model": name, **row})
+        if base is None:
+            base = random_baseline(p["labels"], p["offsets"], seed=a.seed, k=a.k, max_grade=a.max_grade)
+        if a.reliability_dir:
+            rel = reliability(p["probs"], p["labels"], n_bins=a.reliability_bins)
+            out = Path(a.reliability_dir)
+            io.write_table(rel, out / f"{name}.csv")
+            plot_reliability(rel, out / f"{name}.png", title=f"Reliability: {name}")
+    rows.append({"model": "random", **base})
+    table = pd.DataFrame(rows)
+    io.write_table(table, a.table)
+    if a.figure:
+        plot_quality(table, a.figure)
+    _log("model quality:\n" + table.to_string(index=False))
+
+
+def cmd_validate_config(a):
+    from evalrank.config import load_config
+
+    cfg = load_config(a.config)
+    print(json.dumps(cfg, indent=2, sort_keys=True))
+
+
+# -- parser --------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evalrank", description="evalrank pipeline stages (see README).")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("synthesize", help="write the synthetic MSLR-like dataset in the MSLR Fold layout")
+    s.add_argument("--root", required=True)
+    s.add_argument("--queries-per-partition", type=int, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--mean-docs", type=float, default=120.0)
+    s.add_argument("--p-no-relevant", type=float, default=0.03)
+    s.add_argument("--n-features", type=int, default=136)
+    s.set_defaults(func=cmd_synthesize)
+
+    s = sub.add_parser("download", help="download (resumable, checksummed) and extract a registered dataset")
+    s.add_argument("--dataset", required=True, help="mslr-web30k or mslr-web10k")
+    s.add_argument("--root", required=True)
+    s.add_argument("--url")
+    s.add_argument("--sha256")
+    s.set_defaults(func=cmd_download)
+
+    s = sub.add_parser("parse", help="parse a LETOR text file into a cached .npz collection")
+    s.add_argument("--input", required=True)
+    s.add_argument("--output", required=True)
+    s.add_argument("--n-features", type=int)
+    s.add_argument("--max-grade", type=int)
+    s.set_defaults(func=cmd_parse)
+
+    s = sub.add_parser("describe", help="dataset summary table (+ figure)")
+    s.add_argument("--inputs", nargs="+", required=True)
+    s.add_argument("--names", nargs="+")
+    s.add_argument("--table", required=True)
+    s.add_argument("--figure")
+    s.set_defaults(func=cmd_describe)
+
+    s = sub.add_parser("split", help="split a training partition into training and validation halves")
+    s.add_argument("--partition", required=True)
+    s.add_argument("--train-pairs", type=int, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--train", required=True)
+    s.add_argument("--vali", required=True)
+    s.set_defaults(func=cmd_split)
+
+    s = sub.add_parser("train", help="train one model of the zoo, tuned on the validation half")
+    s.add_argument("--model", required=True)
+    s.add_argument("--train", required=True)
+    s.add_argument("--vali", required=True)
+    s.add_argument("--grid", help="JSON object: hyperparameter -> list of values")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--output", required=True)
+    s.add_argument("--tuning", help="CSV of the validation grid")
+    s.set_defaults(func=cmd_train)
+
+    s = sub.add_parser("predict", help="scores and graded-relevance probabilities over the pool")
+    s.add_argument("--model-file", required=True)
+    s.add_argument("--pool", nargs="+", required=True)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_predict)
+
+    s = sub.add_parser("quality", help="model-quality table, reliability diagrams")
+    s.add_argument("--predictions", nargs="+", required=True)
+    s.add_argument("--names", nargs="+")
+    s.add_argument("--table", required=True)
+    s.add_argument("--figure")
+    s.add_argument("--reliability-dir")
+    s.add_argument("--k", type=int, default=10)
+    s.add_argument("--ece-bins", type=int, default=15)
+    s.add_argument("--reliability-bins", type=int, default=10)
+    s.add_argument("--max-grade", type=int, default=4)
+    s.add_argument("--seed", type=int, default=0)
+    s.set_defaults(func=cmd_quality)
+
+    s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
+    s.add_argument("config")
+    s.set_defaults(func=cmd_validate_config)
+    return p
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, TypeError, FileNotFoundError, RuntimeError) as e:
+        print(f"evalrank {args.command}: error: {e}", file=sys.stderr)
+        return 1
+    return 0

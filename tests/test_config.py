@@ -1,0 +1,62 @@
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evalrank.config import ConfigError, load_config, validate_config
+
+ROOT = Path(__file__).resolve().parents[1]
+MINIMAL = {"name": "t", "seed": 1, "dataset": {"kind": "synthetic", "root": "data/t"}}
+
+
+def test_defaults_are_filled():
+    cfg = validate_config(copy.deepcopy(MINIMAL))
+    assert cfg["folds"] == [1]
+    assert cfg["models"]["names"] == ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"]
+    assert cfg["dataset"]["synthetic"]["queries_per_partition"] == 250
+    assert cfg["quality"]["k"] == 10
+
+
+@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "tests/workflow/tiny.yaml"])
+def test_shipped_configs_validate(path):
+    load_config(ROOT / path)
+
+
+@pytest.mark.parametrize(
+    "patch, key, fragment",
+    [
+        ({"seed": -3}, "seed", "minimum"),
+        ({"dataset": {"kind": "mslr-web40k", "root": "x"}}, "dataset.kind", "is not one of"),
+        ({"folds": [0]}, "folds[0]", "minimum"),
+        ({"models": {"train_pairs": "many"}}, "models.train_pairs", "not of type 'integer'"),
+        ({"models": {"names": ["rf", "svm"]}}, "models.names[1]", "is not one of"),
+        ({"models": {"grids": {"rf": {"n_estimators": []}}}}, "models.grids.rf.n_estimators", "non-empty"),
+        ({"modles": {}}, "modles", "unknown key"),
+        ({"dataset": {"kind": "synthetic"}}, "dataset.root", "is required"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "sha256": "abc"}}, "dataset.sha256", "does not match"),
+    ],
+)
+def test_bad_values_name_their_key(patch, key, fragment):
+    cfg = copy.deepcopy(MINIMAL)
+    cfg.update(patch)
+    with pytest.raises(ConfigError) as exc:
+        validate_config(cfg)
+    assert key in exc.value.keys
+    assert f"'{key}'" in str(exc.value) and fragment in str(exc.value)
+
+
+def test_load_config_overrides_and_missing_file(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(MINIMAL))
+    cfg = load_config(p, overrides={"models": {"train_pairs": 500}})
+    assert cfg["models"]["train_pairs"] == 500
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_workflow_schema_is_the_packaged_schema():
+    from evalrank.config import schema_path
+
+    wf = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+    assert wf.read_text() == schema_path().read_text()

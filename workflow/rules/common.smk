@@ -1,0 +1,48 @@
+# Paths, wildcards and small helpers shared by every stage.
+from pathlib import Path
+
+from evalrank.data.datasets import get_spec, missing_files, partition_file
+
+RESULTS = f"results/{config['name']}"
+LOGS = f"{RESULTS}/logs"
+BENCH = f"{RESULTS}/benchmarks"
+DATA_ROOT = config["dataset"]["root"]
+DS = config["dataset"]
+SPEC = get_spec(
+    DS["kind"],
+    **{k: DS[k] for k in ("url", "sha256") if DS.get(k)},
+    **({"n_features": DS["n_features"], "max_grade": DS["max_grade"]}),
+)
+FOLDS = config["folds"]
+MODELS = config["models"]["names"]
+PARTITIONS = [1, 2, 3, 4, 5]
+
+
+wildcard_constraints:
+    fold=r"[1-5]",
+    part=r"[1-5]",
+    model=r"[a-z_]+",
+
+
+def partition_txt(part):
+    """LETOR text file holding exactly query partition S_part (MSLR rotation)."""
+    return str(partition_file(DATA_ROOT, int(part)))
+
+
+def pool_parts(fold):
+    return [p for p in PARTITIONS if p != int(fold)]
+
+
+def layout_files():
+    return [str(Path(DATA_ROOT) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
+
+
+def dataset_outputs():
+    return [f"{RESULTS}/data/summary.csv", f"{RESULTS}/data/dataset.png"]
+
+
+def model_outputs():
+    return expand(
+        [f"{RESULTS}/fold{{fold}}/quality/quality.csv", f"{RESULTS}/fold{{fold}}/quality/quality.png"],
+        fold=FOLDS,
+    ) + expand(f"{RESULTS}/fold{{fold}}/quality/reliability/{{model}}.png", fold=FOLDS, model=MODELS)
