@@ -47,3 +47,12 @@ def test_write_table_fixed_format(tmp_path):
 def test_load_missing_file_message(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         io.load_arrays(tmp_path / "missing.npz")
+
+
+def test_atomic_files_get_umask_mode(tmp_path):
+    import os
+
+    io.atomic_write_text(tmp_path / "m.txt", "x")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (tmp_path / "m.txt").stat().st_mode & 0o777 == 0o666 & ~mask
