@@ -32,6 +32,8 @@ def test_shipped_configs_validate(path):
         ({"models": {"train_pairs": "many"}}, "models.train_pairs", "not of type 'integer'"),
         ({"models": {"names": ["rf", "svm"]}}, "models.names[1]", "is not one of"),
         ({"models": {"grids": {"rf": {"n_estimators": []}}}}, "models.grids.rf.n_estimators", "non-empty"),
+        ({"models": {"grids": {"rf": {"n_trees": [3]}}}}, "models.grids.rf.n_trees", "allowed: n_estimators"),
+        ({"models": {"grids": {"ranksvm": {"alpha": [3]}}}}, "models.grids.ranksvm.alpha", "allowed: C"),
         ({"modles": {}}, "modles", "unknown key"),
         ({"dataset": {"kind": "synthetic"}}, "dataset.root", "is required"),
         ({"dataset": {"kind": "synthetic", "root": "x", "sha256": "abc"}}, "dataset.sha256", "does not match"),
@@ -60,3 +62,28 @@ def test_workflow_schema_is_the_packaged_schema():
 
     wf = ROOT / "workflow" / "schemas" / "config.schema.yaml"
     assert wf.read_text() == schema_path().read_text()
+
+
+def test_schema_grid_parameters_are_the_models_parameters():
+    """The schema's per-model grid keys are exactly what each model accepts."""
+    from evalrank.config import schema_path
+    from evalrank.models.zoo import MODELS, PAPER_GRIDS, default_grids
+
+    schema = yaml.safe_load(schema_path().read_text())
+    grids = schema["properties"]["models"]["properties"]["grids"]["properties"]
+    assert set(grids) == set(MODELS)
+    for name, cls in MODELS.items():
+        assert set(grids[name]["propertyNames"]["enum"]) == set(cls.param_names), name
+        assert set(default_grids()[name]) <= set(cls.param_names)
+        assert set(PAPER_GRIDS[name]) <= set(cls.param_names)
+
+
+@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "tests/workflow/tiny.yaml"])
+def test_shipped_grids_build_models(path):
+    from evalrank.models import expand_grid
+    from evalrank.models.zoo import MODELS
+
+    cfg = load_config(ROOT / path)
+    for name, grid in cfg["models"]["grids"].items():
+        points = expand_grid(grid, MODELS[name].param_names)
+        assert points and all(set(p) <= set(MODELS[name].param_names) for p in points)

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 __all__ = ["main", "build_parser"]
+
+# LightGBM/OpenMP threads busy-wait between parallel regions by default; with
+# several jobs sharing few cores that spinning slows every job down.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def _log(msg: str) -> None:
@@ -66,7 +71,7 @@ def cmd_describe(a):
     if len(names) != len(a.inputs):
         raise SystemExit("--names must give one name per --inputs file")
     named = {n: Collection.load(p) for n, p in zip(names, a.inputs)}
-    io.write_table(describe_table(named), a.table)
+    io.write_table(describe_table(named, reference=True), a.table)
     if a.figure:
         plot_dataset(named, a.figure)
 
@@ -151,7 +156,7 @@ def cmd_quality(a):
     table = pd.DataFrame(rows)
     io.write_table(table, a.table)
     if a.figure:
-        plot_quality(table, a.figure)
+        plot_quality(table, a.figure, ndcg_column=f"ndcg@{a.k}")
     _log("model quality:\n" + table.to_string(index=False))
 
 

@@ -83,6 +83,12 @@ def validate_config(config: dict, schema: str | Path | None = None) -> dict:
                 for name in extra:
                     problems.append((key_path(parts + [name]), "unknown key (check spelling; see workflow/schemas/config.schema.yaml)"))
                 continue
+            if e.validator == "propertyNames" or "propertyNames" in e.schema_path:
+                # jsonschema reports a bad property *name* at the object, with the name as instance
+                allowed = e.validator_value if isinstance(e.validator_value, list) else []
+                problems.append((key_path(parts + [str(e.instance)]),
+                                 f"unknown parameter; allowed: {', '.join(map(str, allowed))}"))
+                continue
             if e.validator == "required":
                 missing = e.message.split("'")[1]
                 problems.append((key_path(parts + [missing]), "is required"))

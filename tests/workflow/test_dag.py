@@ -47,12 +47,17 @@ def snakemake(workdir: Path, *args: str, check: bool = True, timeout: int = 600)
 
 
 def digests(workdir: Path) -> dict[str, str]:
-    """sha256 of every result file except logs and benchmarks (timings differ)."""
+    """sha256 of every result file except logs, benchmarks and model pickles.
+
+    Logs and benchmarks hold timings; a pickled model records its fit time and
+    thread count, so models are compared through what they produce (the pool
+    predictions, tuning tables and quality tables, all digested here).
+    """
     root = workdir / "results" / NAME
     out = {}
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()
-        if p.is_file() and not rel.startswith(("logs/", "benchmarks/")):
+        if p.is_file() and not rel.startswith(("logs/", "benchmarks/")) and p.suffix != ".pkl":
             out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
 
@@ -100,7 +105,6 @@ def test_every_job_runs_self_contained_through_a_batch_executor(run_one_core, tm
         "--jobs", "4",
         "--latency-wait", "30",
     )
-    assert "cluster-generic" in out.stdout + out.stderr or digests(wd)
     assert digests(wd) == digests(run_one_core)
 
 
