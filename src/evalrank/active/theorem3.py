@@ -104,7 +104,8 @@ from evalrank.metrics.dcg import gain_values
 from evalrank.metrics.err import stop_probability
 from evalrank.metrics.ranking import positions
 
-__all__ = ["MEASURES", "moments", "difference_moments", "batch_moments", "batch_difference_moments"]
+__all__ = ["MEASURES", "moments", "difference_moments", "batch_moments", "batch_difference_moments",
+           "batch_mean_var", "batch_difference_mean_var"]
 
 MEASURES = ("dcg", "err")
 ROW_SUM_TOL = 1e-6
@@ -506,16 +507,25 @@ def batch_moments(probs, offsets, order, measure, center=0.0, k=None):
     -------
     mean, second : (n_queries,) float arrays, ``E[L]`` and ``E[(L - c)^2]``.
     """
+    mean, var = batch_mean_var(probs, offsets, order, measure, k=k)
+    return mean, _second(mean, var, _check_batch_center(center, len(mean)))
+
+
+def batch_mean_var(probs, offsets, order, measure, k=None):
+    """Per-query ``E[L]`` and ``Var[L]`` (arguments as :func:`batch_moments`).
+
+    The second moment about any centre ``c`` is ``Var[L] + (E[L] - c)^2``;
+    q* (eq. 11) needs the centre ``R_theta = mean(E[L])``, known only after
+    the means, so :mod:`evalrank.active.sampling` calls this once.
+    """
     probs = _check_probs(probs)
     measure = _check_measure(measure)
     k = check_k(k)
     order = _check_index_array(order, probs.shape[0], "order")
     offsets = check_offsets(offsets, order.shape[0], name="offsets")
-    center = _check_batch_center(center, len(offsets) - 1)
     _check_no_repeats(offsets, order, probs.shape[0], "order", batched=True)
     offsets, order = _truncate(offsets, order, k)
-    mean, var = _single_core(probs, offsets, order, measure)
-    return mean, _second(mean, var, center)
+    return _single_core(probs, offsets, order, measure)
 
 
 def batch_difference_moments(probs, offsets_a, order_a, offsets_b, order_b, measure, center=0.0, k=None):
@@ -528,6 +538,12 @@ def batch_difference_moments(probs, offsets_a, order_a, offsets_b, order_b, meas
     ``O(|r_a| |r_b|)`` per query, DCG ``O(|r_a| + |r_b|)``; see the module
     docstring for the derivation.
     """
+    mean, var = batch_difference_mean_var(probs, offsets_a, order_a, offsets_b, order_b, measure, k=k)
+    return mean, _second(mean, var, _check_batch_center(center, len(mean)))
+
+
+def batch_difference_mean_var(probs, offsets_a, order_a, offsets_b, order_b, measure, k=None):
+    """Per-query ``E[delta]`` and ``Var[delta]`` (arguments as :func:`batch_difference_moments`)."""
     probs = _check_probs(probs)
     measure = _check_measure(measure)
     k = check_k(k)
@@ -541,13 +557,11 @@ def batch_difference_moments(probs, offsets_a, order_a, offsets_b, order_b, meas
             f"offsets_a and offsets_b must describe the same number of queries, "
             f"got {len(offsets_a) - 1} and {len(offsets_b) - 1}"
         )
-    center = _check_batch_center(center, len(offsets_a) - 1)
     _check_no_repeats(offsets_a, order_a, n, "order_a", batched=True)
     _check_no_repeats(offsets_b, order_b, n, "order_b", batched=True)
     offsets_a, order_a = _truncate(offsets_a, order_a, k)
     offsets_b, order_b = _truncate(offsets_b, order_b, k)
-    mean, var = _difference_core(probs, offsets_a, order_a, offsets_b, order_b, measure)
-    return mean, _second(mean, var, center)
+    return _difference_core(probs, offsets_a, order_a, offsets_b, order_b, measure)
 
 
 def _one_query(ranking, n_docs, name):

@@ -1,0 +1,148 @@
+r"""Algorithm 1 of Sawade et al. (2012) and the weighted estimator (eq. 6).
+
+Queries are drawn with replacement from the pool according to ``q`` until the
+labelling budget ``Lambda`` is exhausted; the estimate is
+
+    R_hat = (sum_j w_j L_j) / (sum_j w_j),   w_j = p(x_j) / q(x_j),  p = 1/|D|   (eq. 6)
+
+(self-normalized), or ``Delta_hat`` with ``L_j`` replaced by
+``delta_j = L(r_1(x_j), y_j) - L(r_2(x_j), y_j)``. The plain importance-weighted
+mean ``(1/n) sum_j w_j L_j`` is returned beside it: for a fixed ``n`` it is
+exactly unbiased for any ``q`` (eq. 6 is consistent, with an ``O(1/n)`` bias).
+
+Two labelling modes (Sec. 4, after Algorithm 1):
+
+``deterministic``  a query's labels never change, so a query drawn again is looked up
+                   and costs nothing; drawing continues until the next *new* query
+                   would exceed the budget (the dataset experiments, Sec. 5);
+``stochastic``     every draw is labelled afresh, ``y_j ~ p(y | x_j)``, and costs ``lambda(x_j)``;
+                   the loop of Algorithm 1 verbatim.
+
+This module is the readable reference (one run at a time);
+:mod:`evalrank.active.montecarlo` runs thousands of deterministic-mode runs
+over a budget grid in one vectorized pass and is tested against it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+__all__ = ["MODES", "draw_queries", "check_sampling", "algorithm1", "weighted_estimates"]
+
+MODES = ("deterministic", "stochastic")
+
+
+def check_sampling(q, costs, budget=None):
+    """Validate a sampling distribution, the query costs and a budget; return them as arrays."""
+    q = np.asarray(q, dtype=np.float64)
+    if q.ndim != 1 or q.size == 0:
+        raise ValueError("q must be a non-empty 1-d array (one probability per pool query)")
+    if not np.all(np.isfinite(q)) or (q < 0).any() or abs(q.sum() - 1.0) > 1e-9:
+        raise ValueError("q must be a probability distribution (finite, >= 0, summing to 1)")
+    costs = np.asarray(costs, dtype=np.float64)
+    if costs.shape != q.shape:
+        raise ValueError(f"costs must have shape {q.shape} (one per pool query), got {costs.shape}")
+    if not np.all(np.isfinite(costs)) or (costs <= 0).any():
+        raise ValueError("costs must be finite and > 0")
+    if budget is not None:
+        b = np.atleast_1d(np.asarray(budget, dtype=np.float64))
+        if not np.all(np.isfinite(b)):
+            raise ValueError("budget must be finite")
+        cheapest = float(costs[q > 0].min())
+        if b.min() < cheapest:
+            raise ValueError(
+                f"budget {float(b.min()):g} is below the cheapest query that can be drawn "
+                f"(cost {cheapest:g}); no query could ever be labelled"
+            )
+    return q, costs
+
+
+def draw_queries(q, u) -> np.ndarray:
+    """Inverse-CDF draws: query indices for uniforms ``u`` in [0, 1) under ``q``.
+
+    Queries with ``q = 0`` are never drawn. Used by both :func:`algorithm1` and
+    the Monte Carlo, so the same uniforms give the same queries.
+    """
+    cdf = np.cumsum(q)
+    cdf /= cdf[-1]
+    idx = np.searchsorted(cdf, u, side="right")
+    return np.minimum(idx, len(q) - 1)
+
+
+def weighted_estimates(q, queries, losses) -> tuple[float, float]:
+    """``(self-normalized eq. 6, plain importance-weighted mean)`` for drawn
+    ``queries`` with observed ``losses`` (one per draw); NaN when nothing was drawn."""
+    queries = np.asarray(queries, dtype=np.int64)
+    losses = np.asarray(losses, dtype=np.float64)
+    if queries.size == 0:
+        return float("nan"), float("nan")
+    w = 1.0 / (len(q) * np.asarray(q)[queries])
+    return float(np.sum(w * losses) / np.sum(w)), float(np.mean(w * losses))
+
+
+def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
+               sample_loss: Callable[[int, np.random.Generator], float] | None = None,
+               label_rng: np.random.Generator | None = None, mode: str = "deterministic") -> dict:
+    """One run of Algorithm 1.
+
+    Parameters
+    ----------
+    q : (n_queries,) sampling distribution over the pool (:mod:`evalrank.active.sampling`).
+    costs : (n_queries,) labelling costs ``lambda(x)``.
+    budget : labelling budget ``Lambda`` (at least the cheapest drawable query).
+    rng : generator of the query draws (one uniform per draw, :func:`draw_queries`).
+    values : (n_queries,) the loss each query's (fixed) labels give -- ``L(r(x), y_x)``
+        or ``delta(x, y_x)`` -- for ``mode="deterministic"``.
+    sample_loss : ``sample_loss(x, label_rng)`` draws fresh labels for query ``x`` and
+        returns their loss, for ``mode="stochastic"``.
+    label_rng : generator handed to ``sample_loss`` (kept apart from ``rng`` so the
+        query sequence does not depend on the labels).
+    mode : "deterministic" or "stochastic".
+
+    Returns a dict: ``estimate`` (eq. 6), ``importance`` (plain weighted mean),
+    ``n`` (draws used), ``spent`` (labelling cost actually paid), ``queries`` (drawn
+    indices), ``losses`` (their losses), ``exhausted`` (deterministic mode: every
+    query with ``q > 0`` was labelled before the budget ran out; the estimate is
+    then the limit of further free draws, the plain mean of their losses).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
+    q, costs = check_sampling(q, costs, budget)
+    if isinstance(budget, (list, tuple, np.ndarray)):
+        raise TypeError("budget must be a single number (use evalrank.active.montecarlo for a grid)")
+    budget = float(budget)
+    if mode == "deterministic":
+        if values is None:
+            raise ValueError("mode='deterministic' needs values (the loss of every pool query)")
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != q.shape:
+            raise ValueError(f"values must have shape {q.shape}, got {values.shape}")
+    elif sample_loss is None or not callable(sample_loss):
+        raise ValueError("mode='stochastic' needs sample_loss(query, label_rng)")
+    seen = np.zeros(q.size, dtype=bool)
+    unseen = int(np.count_nonzero(q > 0))
+    spent = 0.0
+    queries, losses = [], []
+    while True:
+        if mode == "deterministic" and unseen == 0:
+            # every drawable query is labelled: further draws cost nothing and the
+            # estimate converges to the weighted mean over them, which is returned
+            drawable = q > 0
+            est = float(values[drawable].mean())
+            return {"estimate": est, "importance": est, "n": len(queries), "spent": spent,
+                    "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses),
+                    "exhausted": True}
+        x = int(draw_queries(q, rng.random(1))[0])
+        extra = 0.0 if (mode == "deterministic" and seen[x]) else costs[x]
+        if spent + extra > budget:
+            break
+        spent += extra
+        unseen -= int(not seen[x])
+        seen[x] = True
+        queries.append(x)
+        losses.append(values[x] if mode == "deterministic" else float(sample_loss(x, label_rng)))
+    est, imp = weighted_estimates(q, queries, losses)
+    return {"estimate": est, "importance": imp, "n": len(queries), "spent": spent,
+            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses), "exhausted": False}

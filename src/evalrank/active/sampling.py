@@ -1,0 +1,120 @@
+r"""Instrumental sampling distributions over a pool of queries (Sawade et al. 2012, Sec. 4-5).
+
+For the evaluation of one ranking function (Derivation 1, eq. 11)
+
+    q*(x) ∝ sqrt( E[(L(r(x), y) - R_theta)^2 | x; theta] / lambda(x) ),
+    R_theta = (1/|D|) sum_x E[L(r(x), y) | x; theta]   (eq. 20),
+
+and for the comparison of two (eq. 12)
+
+    q*(x) ∝ sqrt( E[(delta(x, y) - Delta_theta)^2 | x; theta] / lambda(x) ),
+    Delta_theta = R_theta[r_1] - R_theta[r_2],
+
+with the expectations computed exactly by Theorem 3
+(:mod:`evalrank.active.theorem3`). The variants of Sec. 5:
+
+``active``       eq. 11 / 12 with the model's ``p(y | x, z; theta)`` and the costs;
+``active_uniD``  a uniform label model ``p(y | x, z; theta) = 1/|Y|``;
+``active_uniC``  uniform costs ``lambda(x) = 1`` inside q (active risk estimation / active
+                 comparison; the real costs are still charged when sampling);
+``passive``      ``q = p = 1/|D|`` (the standard estimate, eq. 5).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
+
+__all__ = ["METHODS", "instrumental", "q_star", "q_star_difference", "uniform_label_model"]
+
+METHODS = ("passive", "active", "active_uniD", "active_uniC")
+
+
+def _check_method(method) -> str:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    return method
+
+
+def _check_costs(costs, n_queries: int) -> np.ndarray:
+    costs = np.asarray(costs, dtype=np.float64)
+    if costs.shape != (n_queries,):
+        raise ValueError(f"costs must have shape ({n_queries},) (one per query), got {costs.shape}")
+    if not np.all(np.isfinite(costs)) or (costs <= 0).any():
+        raise ValueError("costs must be finite and > 0 (the paper assumes lambda(x) >= eps > 0)")
+    return costs
+
+
+def instrumental(second_moment, costs) -> np.ndarray:
+    """``q(x) ∝ sqrt(second_moment(x) / costs(x))``, normalized (Lemma 1).
+
+    If every second moment is 0 (every query's loss is known exactly and equals
+    the centre) any q is optimal and the uniform distribution is returned.
+    """
+    second_moment = np.asarray(second_moment, dtype=np.float64)
+    if second_moment.ndim != 1 or second_moment.size == 0:
+        raise ValueError("second_moment must be a non-empty 1-d array")
+    if not np.all(np.isfinite(second_moment)) or (second_moment < 0).any():
+        raise ValueError("second_moment must be finite and >= 0")
+    costs = _check_costs(costs, second_moment.size)
+    q = np.sqrt(second_moment / costs)
+    total = q.sum()
+    if total == 0:
+        return np.full(q.size, 1.0 / q.size)
+    return q / total
+
+
+def uniform_label_model(n_docs: int, n_grades: int) -> np.ndarray:
+    """``p(y | x, z) = 1/|Y|`` for every document (the ``active_uniD`` baseline)."""
+    return np.full((int(n_docs), int(n_grades)), 1.0 / n_grades)
+
+
+def q_star(probs, offsets, order, measure, costs, *, method: str = "active", k=None) -> np.ndarray:
+    """Sampling distribution over the pool's queries for estimating ``R[r]`` (eq. 11).
+
+    Parameters
+    ----------
+    probs : (n_docs, n_grades) ``p(y | x, z; theta)`` of every pool document.
+    offsets, order : the ranking ``r`` of every query (see
+        :func:`evalrank.active.theorem3.batch_moments`).
+    measure : "dcg" or "err".
+    costs : (n_queries,) labelling costs ``lambda(x) > 0`` (:func:`evalrank.active.costs.query_costs`).
+    method : one of :data:`METHODS`.
+    k : cut-off of the measure, or None for the full list (as in the paper).
+
+    Returns ``q`` of shape (n_queries,), summing to 1. ``O(|Y| |D| max|r(x)|)`` (Theorem 3).
+    """
+    method = _check_method(method)
+    n_queries = len(np.asarray(offsets)) - 1
+    costs = _check_costs(costs, n_queries)
+    if method == "passive":
+        return np.full(n_queries, 1.0 / n_queries)
+    if method == "active_uniD":
+        probs = uniform_label_model(np.asarray(probs).shape[0], np.asarray(probs).shape[1])
+    mean, var = batch_mean_var(probs, offsets, order, measure, k=k)
+    r_theta = float(mean.mean())  # introspective risk, eq. 20
+    second = var + (mean - r_theta) ** 2
+    return instrumental(second, np.ones(n_queries) if method == "active_uniC" else costs)
+
+
+def q_star_difference(probs, offsets_a, order_a, offsets_b, order_b, measure, costs, *,
+                      method: str = "active", k=None) -> np.ndarray:
+    """Sampling distribution for estimating ``Delta = R[r_1] - R[r_2]`` (eq. 12).
+
+    ``probs`` is the label model shared by both rankings (for two models that
+    both give probabilities, their mixture, as in Sawade et al. Sec. 5.2);
+    ``costs`` are those of labelling the union of both rankings. ERR costs
+    ``O(|Y| |D| max |r_1(x)| |r_2(x)|)``, DCG ``O(|Y| |D| max |r_1(x) ∪ r_2(x)|)`` (Theorem 3).
+    """
+    method = _check_method(method)
+    n_queries = len(np.asarray(offsets_a)) - 1
+    costs = _check_costs(costs, n_queries)
+    if method == "passive":
+        return np.full(n_queries, 1.0 / n_queries)
+    if method == "active_uniD":
+        probs = uniform_label_model(np.asarray(probs).shape[0], np.asarray(probs).shape[1])
+    mean, var = batch_difference_mean_var(probs, offsets_a, order_a, offsets_b, order_b, measure, k=k)
+    delta_theta = float(mean.mean())
+    second = var + (mean - delta_theta) ** 2
+    return instrumental(second, np.ones(n_queries) if method == "active_uniC" else costs)
