@@ -96,7 +96,27 @@ def validate_config(config: dict, schema: str | Path | None = None) -> dict:
             problems.append((key_path(parts), _message(e)))
         raise ConfigError(problems)
     _fill_defaults(config, schema_doc, schema_doc)
+    problems = _cross_checks(config)
+    if problems:
+        raise ConfigError(problems)
     return config
+
+
+def _cross_checks(config: dict) -> list[tuple[str, str]]:
+    """Constraints between keys that a JSON schema cannot express."""
+    problems = []
+    act = config.get("active", {})
+    budgets = act.get("budgets", [])
+    if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
+        problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))
+    for key, value in (("active.reference_budget", act.get("reference_budget")),
+                       ("active.train_sizes.budget", act.get("train_sizes", {}).get("budget"))):
+        if value is not None and budgets and not any(abs(value - b) < 1e-9 for b in budgets):
+            problems.append((key, f"{value} must be one of active.budgets {budgets}"))
+    ts = act.get("train_sizes", {})
+    if ts.get("sizes") and ts["base"] in ts["sizes"]:
+        problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
+    return problems
 
 
 def load_config(path: str | Path, overrides: Mapping | None = None) -> dict:

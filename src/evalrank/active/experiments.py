@@ -1,0 +1,215 @@
+"""The experiments of Sawade et al. (2012), Sec. 5, on a pool of model predictions.
+
+Every experiment estimates one quantity from labelled pool queries:
+
+``estimate``  ``R[r]`` of one ranking function (Fig. 1 centre/right); error ``|R_hat - R|``;
+``select``    which of two ranking functions is better (Fig. 2); error = the share of runs
+              whose ``Delta_hat`` has the wrong sign ("model selection error");
+``compare``   ``Delta = R[r_1] - R[r_2]`` (Fig. 3: index update, training-set size); error
+              ``|Delta_hat - Delta|``.
+
+The truth is the pool's own labels (``R`` = mean over all pool queries, as in the
+paper: "True performance is taken to be the performance over all test queries").
+Label model: a model's own ``p(y | x, z; theta)``; for two models the equal mixture
+of both (Sec. 5.2, "a mixture model is employed as proposed in [4]"). Costs:
+:func:`evalrank.active.costs.query_costs` over the documents that must be labelled
+(the union of both rankings).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from evalrank import seeds
+from evalrank.active.costs import query_costs
+from evalrank.active.sampling import METHODS, q_star, q_star_difference
+from evalrank.data.collection import segment_ids
+from evalrank.metrics.dcg import dcg_sorted, gain_values
+from evalrank.metrics.err import err_sorted, stop_probability
+from evalrank.metrics.ranking import positions, rank_order
+
+__all__ = ["Experiment", "experiments", "true_losses", "drop_documents", "setup_experiment",
+           "errors", "savings_row", "PAPER_SAVINGS"]
+
+#: Savings reported by Sawade et al. (Sec. 5) at the reference budget.
+PAPER_SAVINGS = {
+    "fig1_rf": "20%",
+    "fig1_ordered_logit": "10%",
+    "fig2_rf_vs_ordinal_rf": "30-55%",
+    "fig2_ordered_logit_vs_ranksvm": "30-55%",
+    "fig2_ordered_logit_vs_rf": "30-55%",
+    "fig3_index_update": "75%",
+}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: ``kind`` in {estimate, select, compare}; models ``a`` (and ``b``)
+    name prediction files; ``b_drop`` makes ``r_2`` = ``r_1`` with a share of every
+    result list removed (index update)."""
+
+    name: str
+    kind: str
+    a: str
+    b: str | None = None
+    b_drop: float = 0.0
+    train_pairs: int | None = None
+
+    @property
+    def metric(self) -> str:
+        return "selection_error" if self.kind == "select" else "abs_error"
+
+    @property
+    def models(self) -> list[str]:
+        return [self.a] + ([self.b] if self.b and self.b != self.a else [])
+
+
+def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None, sizes=()) -> list[Experiment]:
+    """The paper's experiments that the trained models allow, in figure order.
+
+    ``sizes`` (with ``base_pairs``) add Fig. 3 centre/right: an RF trained on
+    ``base_pairs`` pairs (prediction name ``rf_n{base}``) against RFs trained on each size.
+    """
+    have = set(model_names)
+    out = []
+    for m in ("rf", "ordered_logit"):
+        if m in have:
+            out.append(Experiment(f"fig1_{m}", "estimate", m))
+    for a, b in (("rf", "ordinal_rf"), ("ordered_logit", "ranksvm"), ("ordered_logit", "rf"), ("lambdamart", "rf")):
+        if a in have and b in have:
+            out.append(Experiment(f"fig2_{a}_vs_{b}", "select", a, b))
+    if "rf" in have and drop > 0:
+        out.append(Experiment("fig3_index_update", "compare", "rf", "rf", b_drop=float(drop)))
+    if sizes:
+        if base_pairs is None:
+            raise ValueError("base_pairs is required with sizes")
+        for n in sizes:
+            out.append(Experiment(f"fig3_train_size_{int(n)}", "compare", f"rf_n{int(n)}", f"rf_n{int(base_pairs)}",
+                                  train_pairs=int(n)))
+    return out
+
+
+def true_losses(labels, offsets, order, measure: str, *, max_grade: int) -> np.ndarray:
+    """Per-query ``L(r(x), y)`` (eq. 1 or 2) of ranking ``order`` under the given labels."""
+    y = np.asarray(labels)[order]
+    if measure == "dcg":
+        return dcg_sorted(gain_values(y), offsets, None)
+    if measure == "err":
+        return err_sorted(stop_probability(y, max_grade), offsets, None)
+    raise ValueError(f"measure must be 'dcg' or 'err', got {measure!r}")
+
+
+def drop_documents(offsets, order, share: float, rng: np.random.Generator):
+    """Remove ``round(share * n)`` documents at random from every result list (keeping
+    the rank order of the rest): the outdated index of Sawade Sec. 5.2."""
+    if not 0.0 <= share < 1.0:
+        raise ValueError(f"share must be in [0, 1), got {share!r}")
+    sizes = np.diff(offsets)
+    n_drop = np.rint(share * sizes).astype(np.int64)
+    # rank documents within each query by a random key; drop the n_drop smallest
+    key = rng.random(order.size)
+    seg = segment_ids(offsets)
+    by_key = np.lexsort((key, seg))
+    rank_in_query = np.empty(order.size, dtype=np.int64)
+    rank_in_query[by_key] = positions(offsets)
+    keep = rank_in_query >= n_drop[seg]
+    new_sizes = np.bincount(seg[keep], minlength=len(sizes))
+    new_offsets = np.concatenate([[0], np.cumsum(new_sizes)]).astype(np.int64)
+    return new_offsets, order[keep]
+
+
+def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: int, fold: int,
+                     max_grade: int = 4, methods=METHODS) -> dict:
+    """Everything a Monte Carlo run needs, per measure: q of every method, costs,
+    each query's true loss (or difference) and the truth ``R`` (or ``Delta``).
+
+    ``preds[name]`` holds ``scores``, ``probs``, ``labels``, ``offsets``, ``qids`` of the
+    pool (as written by ``python -m evalrank predict``); ``lengths`` are the pool
+    documents' lengths in the same row order. Returns a flat dict of arrays
+    (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>_<method>``).
+    """
+    pa = preds[exp.a]
+    labels, offsets = pa["labels"], pa["offsets"]
+    for name in exp.models:
+        p = preds[name]
+        if not (np.array_equal(p["offsets"], offsets) and np.array_equal(p["qids"], pa["qids"])
+                and np.array_equal(p["labels"], labels)):
+            raise ValueError(f"predictions of {name!r} and {exp.a!r} are not over the same pool")
+    order_a = rank_order(pa["scores"], offsets)
+    out = {"costs": query_costs(lengths, offsets)}  # union of both rankings = the pool's documents
+    if exp.kind == "estimate":
+        probs = pa["probs"]
+    else:
+        probs = 0.5 * (pa["probs"] + preds[exp.b]["probs"]) if exp.b != exp.a else pa["probs"]
+        if exp.b_drop > 0:
+            off_b, order_b = drop_documents(offsets, order_a, exp.b_drop, seeds.rng(seed, "index_update", fold))
+            # documents removed from the outdated index still need labels for r_1: costs stay
+        else:
+            off_b, order_b = offsets, rank_order(preds[exp.b]["scores"], offsets)
+    for m in measures:
+        la = true_losses(labels, offsets, order_a, m, max_grade=max_grade)
+        values = la if exp.kind == "estimate" else la - true_losses(labels, off_b, order_b, m, max_grade=max_grade)
+        out[f"values_{m}"] = values
+        out[f"truth_{m}"] = np.float64(values.mean())
+        for method in methods:
+            t0 = time.perf_counter()
+            if exp.kind == "estimate":
+                q = q_star(probs, offsets, order_a, m, out["costs"], method=method)
+            else:
+                q = q_star_difference(probs, offsets, order_a, off_b, order_b, m, out["costs"], method=method)
+            out[f"seconds_{m}_{method}"] = np.float64(time.perf_counter() - t0)
+            out[f"q_{m}_{method}"] = q
+    return out
+
+
+def errors(estimates, truth: float, metric: str) -> np.ndarray:
+    """Per-run error: ``|estimate - truth|`` or, for model selection, 1 where the sign of
+    ``Delta_hat`` differs from that of ``Delta`` (a zero estimate counts as wrong) else 0.
+    NaN (no query labelled) stays NaN."""
+    est = np.asarray(estimates, dtype=np.float64)
+    if metric == "abs_error":
+        return np.abs(est - truth)
+    if metric == "selection_error":
+        wrong = (np.sign(est) != np.sign(truth)) | (est == 0)
+        return np.where(np.isnan(est), np.nan, wrong.astype(np.float64))
+    raise ValueError(f"metric must be 'abs_error' or 'selection_error', got {metric!r}")
+
+
+def savings_row(budgets, passive, active, reference_budget: float) -> dict:
+    """Budget active needs to reach passive's error at ``reference_budget``.
+
+    ``passive``/``active``: mean errors on the budget grid. The crossing is
+    interpolated linearly in (log budget, error) between grid points; if active is
+    already at or below the target at the smallest budget, that budget is reported
+    (the saving is then a lower bound); if it never gets there, or passive's error
+    at the reference budget is 0 (nothing to save), NaN.
+    """
+    budgets = np.asarray(budgets, dtype=np.float64)
+    passive = np.asarray(passive, dtype=np.float64)
+    active = np.asarray(active, dtype=np.float64)
+    hit = np.flatnonzero(np.isclose(budgets, reference_budget))
+    if hit.size == 0:
+        raise ValueError(f"reference_budget {reference_budget} is not on the budget grid {budgets.tolist()}")
+    target = passive[hit[0]]
+    needed = np.nan
+    if not target > 0:
+        pass  # passive is already exact at the reference budget: no saving is defined
+    elif active[0] <= target:
+        needed = budgets[0]
+    else:
+        for i in range(1, budgets.size):
+            if active[i] <= target:
+                x0, x1 = np.log(budgets[i - 1]), np.log(budgets[i])
+                y0, y1 = active[i - 1], active[i]
+                t = (y0 - target) / (y0 - y1) if y0 != y1 else 1.0
+                needed = float(np.exp(x0 + t * (x1 - x0)))
+                break
+    return {
+        "reference_budget": float(reference_budget),
+        "passive_error": float(target),
+        "active_budget_needed": float(needed),
+        "saving": float(1.0 - needed / reference_budget) if np.isfinite(needed) else float("nan"),
+    }

@@ -1,0 +1,171 @@
+"""Experiment set-up (truth, index update, mixture), errors, savings and shard merging."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from evalrank import io
+from evalrank.active.experiments import (
+    Experiment,
+    drop_documents,
+    errors,
+    experiments,
+    savings_row,
+    setup_experiment,
+    true_losses,
+)
+from evalrank.active.montecarlo import shard_range, simulate
+from evalrank.active.report import savings_table, summarize
+from evalrank.active.sampling import METHODS, q_star_difference
+from evalrank.metrics import dcg, err
+from evalrank.metrics.ranking import rank_order
+
+
+def _preds(seed, nq=30, models=("rf", "ordinal_rf")):
+    g = np.random.default_rng(seed)
+    sizes = g.integers(1, 25, size=nq)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = offsets[-1]
+    labels = g.choice(5, size=n, p=[0.5, 0.3, 0.13, 0.05, 0.02]).astype(np.int8)
+    out = {}
+    for m in models:
+        probs = g.dirichlet(np.ones(5), size=n)
+        out[m] = {"scores": labels + g.normal(0, 1.5, n), "probs": probs, "labels": labels, "offsets": offsets,
+                  "qids": np.arange(nq, dtype=np.int64)}
+    lengths = g.lognormal(6, 1, size=n)
+    return out, lengths
+
+
+@pytest.mark.parametrize("measure, fn", [("dcg", dcg), ("err", err)])
+def test_true_losses_are_the_metrics(measure, fn):
+    p, _ = _preds(0)
+    rf = p["rf"]
+    order = rank_order(rf["scores"], rf["offsets"])
+    np.testing.assert_allclose(true_losses(rf["labels"], rf["offsets"], order, measure, max_grade=4),
+                               fn(rf["scores"], rf["labels"], rf["offsets"]), rtol=1e-12)
+
+
+def test_drop_documents():
+    offsets = np.array([0, 1, 11, 31, 36])
+    order = np.arange(36)[::-1].copy()
+    off2, order2 = drop_documents(offsets, order, 0.1, np.random.default_rng(0))
+    np.testing.assert_array_equal(np.diff(off2), [1, 9, 18, 5])  # rint(0.1 n) removed: 0, 1, 2, 0 (0.5 -> 0)
+    for q in range(4):
+        kept = order2[off2[q]:off2[q + 1]]
+        full = list(order[offsets[q]:offsets[q + 1]])
+        assert set(kept) <= set(full)
+        assert list(kept) == [d for d in full if d in set(kept)]  # rank order preserved
+    again = drop_documents(offsets, order, 0.1, np.random.default_rng(0))
+    np.testing.assert_array_equal(again[1], order2)
+    with pytest.raises(ValueError, match="share"):
+        drop_documents(offsets, order, 1.0, np.random.default_rng(0))
+
+
+def test_setup_estimate_and_comparisons():
+    p, lengths = _preds(1)
+    s = setup_experiment(Experiment("fig1_rf", "estimate", "rf"), p, lengths, ["err", "dcg"], seed=3, fold=1)
+    for m in ("err", "dcg"):
+        assert s[f"truth_{m}"] == pytest.approx(s[f"values_{m}"].mean())
+        for method in METHODS:
+            assert s[f"q_{m}_{method}"].sum() == pytest.approx(1.0)
+    assert s["costs"].mean() == pytest.approx(1.0)
+    # selection: mixture label model, delta of the two rankings
+    sel = setup_experiment(Experiment("fig2_rf_vs_ordinal_rf", "select", "rf", "ordinal_rf"), p, lengths, ["err"],
+                           seed=3, fold=1)
+    rf, orf = p["rf"], p["ordinal_rf"]
+    np.testing.assert_allclose(sel["values_err"], err(rf["scores"], rf["labels"], rf["offsets"])
+                               - err(orf["scores"], orf["labels"], orf["offsets"]), atol=1e-12)
+    mix = 0.5 * (rf["probs"] + orf["probs"])
+    q = q_star_difference(mix, rf["offsets"], rank_order(rf["scores"], rf["offsets"]), rf["offsets"],
+                          rank_order(orf["scores"], orf["offsets"]), "err", sel["costs"])
+    np.testing.assert_allclose(sel["q_err_active"], q)
+    # index update: r_2 is r_1 with ~10% of every list removed
+    upd = setup_experiment(Experiment("fig3_index_update", "compare", "rf", "rf", b_drop=0.1), p, lengths, ["dcg"],
+                           seed=3, fold=1)
+    assert upd["values_dcg"].shape == (30,)
+    assert not np.allclose(upd["values_dcg"], 0)
+    bad = dict(p)
+    bad["ordinal_rf"] = dict(p["ordinal_rf"], qids=p["ordinal_rf"]["qids"] + 1)
+    with pytest.raises(ValueError, match="same pool"):
+        setup_experiment(Experiment("x", "select", "rf", "ordinal_rf"), bad, lengths, ["err"], seed=3, fold=1)
+
+
+def test_experiment_list():
+    names = [e.name for e in experiments(["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"],
+                                         base_pairs=10, sizes=[12, 20])]
+    assert names == ["fig1_rf", "fig1_ordered_logit", "fig2_rf_vs_ordinal_rf", "fig2_ordered_logit_vs_ranksvm",
+                     "fig2_ordered_logit_vs_rf", "fig2_lambdamart_vs_rf", "fig3_index_update",
+                     "fig3_train_size_12", "fig3_train_size_20"]
+    assert [e.name for e in experiments(["ranksvm"])] == []
+
+
+def test_errors():
+    np.testing.assert_array_equal(errors([0.5, -0.5, 0.0, np.nan], 0.1, "selection_error")[:3], [0, 1, 1])
+    assert np.isnan(errors([np.nan], 0.1, "selection_error")[0])
+    np.testing.assert_allclose(errors([0.5, -0.5], 0.1, "abs_error"), [0.4, 0.6])
+    with pytest.raises(ValueError, match="metric"):
+        errors([1.0], 0.0, "mse")
+
+
+def test_savings_row():
+    budgets = [10, 100, 300]
+    # active reaches passive's error at 300 (0.1) exactly at budget 100 -> saving 2/3
+    r = savings_row(budgets, [0.5, 0.2, 0.1], [0.3, 0.1, 0.05], 300)
+    assert r["active_budget_needed"] == pytest.approx(100) and r["saving"] == pytest.approx(2 / 3)
+    # halfway in log budget between 10 and 100
+    r = savings_row(budgets, [0.5, 0.2, 0.1], [0.2, 0.0, 0.0], 300)
+    assert r["active_budget_needed"] == pytest.approx(np.sqrt(10 * 100))
+    assert np.isnan(savings_row(budgets, [0.5, 0.2, 0.1], [0.6, 0.5, 0.4], 300)["saving"])
+    assert np.isnan(savings_row(budgets, [0.5, 0.2, 0.0], [0.1, 0.0, 0.0], 300)["saving"])
+    with pytest.raises(ValueError, match="grid"):
+        savings_row(budgets, [1, 1, 1], [1, 1, 1], 200)
+
+
+def _write_run(tmp_path, n_shards, reps=40):
+    p, lengths = _preds(2)
+    budgets = [2.0, 5.0, 10.0]
+    setups, shards = [], []
+    for exp in (Experiment("fig1_rf", "estimate", "rf"), Experiment("fig2_rf_vs_ordinal_rf", "select", "rf", "ordinal_rf")):
+        s = setup_experiment(exp, p, lengths, ["err"], seed=5, fold=1)
+        meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": 1, "measures": ["err"],
+                "train_pairs": None}
+        sp = tmp_path / f"{n_shards}" / exp.name / "setup.npz"
+        io.save_arrays(sp, meta=np.array(json.dumps(meta)), **s)
+        setups.append(sp)
+        for shard in range(n_shards):
+            rr = shard_range(reps, shard, n_shards)
+            out = {"repetition": np.asarray(rr, dtype=np.int64), "budgets": np.asarray(budgets),
+                   "meta": np.array(json.dumps(meta)), "n_repetitions": np.int64(reps)}
+            for method in METHODS:
+                sim = simulate(s[f"q_err_{method}"], s["costs"], s["values_err"], budgets, seed=5,
+                               stream=(exp.name, method), repetitions=rr)
+                out[f"estimate_err_{method}"] = sim["estimate"]
+                out[f"n_err_{method}"] = sim["n"]
+                out[f"spent_err_{method}"] = sim["spent"]
+            path = tmp_path / f"{n_shards}" / exp.name / f"shard{shard}.npz"
+            io.save_arrays(path, **out)
+            shards.append(path)
+    return setups, shards
+
+
+def test_summary_does_not_depend_on_shard_count(tmp_path):
+    one = summarize(*_write_run(tmp_path, 1))[0]
+    three = summarize(*_write_run(tmp_path, 3))[0]
+    assert one.equals(three)
+    assert set(one["metric"]) == {"abs_error", "selection_error"}
+    assert (one["n_runs"] + one["n_undefined"] == 40).all()
+    sav = savings_table(one, reference_budget=10.0, train_size_budget=5.0)
+    assert list(sav.columns) == ["experiment", "measure", "reference_budget", "passive_error",
+                                 "active_budget_needed", "saving", "paper_saving"]
+    assert sav["paper_saving"].tolist() == ["20%", "30-55%"]
+
+
+def test_summary_refuses_incomplete_shards(tmp_path):
+    setups, shards = _write_run(tmp_path, 3)
+    with pytest.raises(ValueError, match="exactly once"):
+        summarize(setups, shards[:2] + shards[3:])
+    with pytest.raises(ValueError, match="no shards"):
+        summarize(setups, shards[:3])
