@@ -19,10 +19,12 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
+include: "workflow/rules/active.smk"
 
 
 rule all:
     input:
         dataset_outputs(),
         model_outputs(),
+        active_outputs(),
     default_target: True

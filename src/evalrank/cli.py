@@ -83,7 +83,8 @@ def cmd_split(a):
     part = Collection.load(a.partition)
     train, vali = split_training_part(part, train_pairs=a.train_pairs, seed=a.seed)
     train.save(a.train)
-    vali.save(a.vali)
+    if a.vali:
+        vali.save(a.vali)
     _log(f"training part: {train.n_queries} queries / {train.n_docs} pairs; validation: {vali.n_queries} / {vali.n_docs}")
 
 
@@ -160,6 +161,105 @@ def cmd_quality(a):
     _log("model quality:\n" + table.to_string(index=False))
 
 
+# -- active evaluation (Sawade et al. 2012) ------------------------------------
+def _experiment(a):
+    from evalrank.active.experiments import experiments
+
+    exps = {e.name: e for e in experiments(a.models, drop=a.drop, base_pairs=a.base_pairs, sizes=a.sizes or ())}
+    if a.experiment not in exps:
+        raise ValueError(f"experiment must be one of {sorted(exps)}, got {a.experiment!r}")
+    return exps[a.experiment]
+
+
+def cmd_active_setup(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.active.experiments import setup_experiment
+    from evalrank.data.collection import Collection
+
+    exp = _experiment(a)
+    preds = {}
+    for item in a.predictions:
+        name, sep, path = item.partition("=")
+        if not sep:
+            raise ValueError(f"--predictions takes name=path items, got {item!r}")
+        preds[name] = io.load_arrays(path)
+    missing = [m for m in exp.models if m not in preds]
+    if missing:
+        raise ValueError(f"experiment {exp.name} needs predictions of {missing}")
+    pool = Collection.concat([Collection.load(p) for p in a.pool])
+    if not np.array_equal(pool.qids, preds[exp.a]["qids"]):
+        raise ValueError("--pool partitions do not match the predictions' queries (order or content)")
+    if not 1 <= a.cost_feature <= pool.n_features:
+        raise ValueError(f"cost feature id {a.cost_feature} is outside 1..{pool.n_features}")
+    lengths = pool.features[:, a.cost_feature - 1].astype(np.float64)
+    out = setup_experiment(exp, preds, lengths, a.measures, seed=a.seed, fold=a.fold, max_grade=a.max_grade)
+    meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": a.fold,
+            "measures": list(a.measures), "train_pairs": exp.train_pairs}
+    # timings go to the log only, so the file is byte-identical across runs
+    secs = {k[len("seconds_"):]: round(float(out.pop(k)), 3) for k in [k for k in out if k.startswith("seconds_")]}
+    io.save_arrays(a.output, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
+    _log(f"{exp.name} fold {a.fold}: q* computed ({secs}); truth " +
+         ", ".join(f"{m}={float(out[f'truth_{m}']):.6g}" for m in a.measures))
+
+
+def cmd_active_mc(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.active.montecarlo import shard_range, simulate
+    from evalrank.active.sampling import METHODS
+    from evalrank.progress import progress
+
+    setup = io.load_arrays(a.setup)
+    meta = json.loads(str(setup["meta"]))
+    reps = shard_range(a.repetitions, a.shard, a.shards)
+    out = {"repetition": np.asarray(reps, dtype=np.int64), "budgets": np.asarray(a.budgets, dtype=np.float64),
+           "meta": setup["meta"], "n_repetitions": np.int64(a.repetitions)}
+    t0 = time.perf_counter()
+    jobs = [(m, method) for m in meta["measures"] for method in METHODS]
+    for m, method in progress(jobs, desc=f"{meta['experiment']} fold {meta['fold']} shard {a.shard}", unit="curve"):
+        sim = simulate(setup[f"q_{m}_{method}"], setup["costs"], setup[f"values_{m}"], a.budgets, seed=a.seed,
+                       stream=("active-mc", meta["experiment"], meta["fold"], m, method), repetitions=reps)
+        out[f"estimate_{m}_{method}"] = sim["estimate"]
+        out[f"n_{m}_{method}"] = sim["n"]
+        out[f"spent_{m}_{method}"] = sim["spent"]
+    io.save_arrays(a.output, **out)
+    n_runs = len(reps) * len(jobs)
+    _log(f"{n_runs} runs x {len(a.budgets)} budgets in {time.perf_counter() - t0:.1f}s")
+
+
+def cmd_active_summary(a):
+    from evalrank import io
+    from evalrank.active.report import summarize, savings_table
+    from evalrank.plots.active import plot_costs, plot_error_curves, plot_train_size
+
+    out = Path(a.out_dir)
+    curves, costs = summarize(a.setups, a.shards)
+    io.write_table(curves, out / "curves.csv")
+    sav = savings_table(curves, reference_budget=a.reference_budget, train_size_budget=a.train_size_budget)
+    io.write_table(sav, out / "savings.csv")
+    exps = list(dict.fromkeys(curves["experiment"]))
+    sizes = [e for e in exps if e.startswith("fig3_train_size_")]
+    for m in sorted(set(curves["measure"])):
+        fig1 = [e for e in exps if e.startswith("fig1_")]
+        if fig1:
+            plot_error_curves(curves, fig1, m, out / f"fig1_{m}.png", costs=costs,
+                              suptitle=f"Fig. 1: estimating {m.upper()}")
+        fig2 = [e for e in exps if e.startswith("fig2_")]
+        if fig2:
+            plot_error_curves(curves, fig2, m, out / f"fig2_{m}.png", suptitle=f"Fig. 2: model selection by {m.upper()}")
+        fig3 = [e for e in exps if e == "fig3_index_update"] + sizes[-1:]
+        if fig3:
+            plot_error_curves(curves, fig3, m, out / f"fig3_{m}.png", suptitle=f"Fig. 3: estimating a {m.upper()} difference")
+        if sizes:
+            plot_train_size(curves, m, a.train_size_budget, out / f"fig3_train_size_{m}.png",
+                            title=f"Fig. 3 right: {m.upper()} difference at Λ = {a.train_size_budget:g}")
+    plot_costs(costs, out / "costs.png")
+    _log("savings:\n" + sav.to_string(index=False))
+
+
 def cmd_validate_config(a):
     from evalrank.config import load_config
 
@@ -207,7 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--train-pairs", type=int, required=True)
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--train", required=True)
-    s.add_argument("--vali", required=True)
+    s.add_argument("--vali", help="where to write the validation half (omit to skip it)")
     s.set_defaults(func=cmd_split)
 
     s = sub.add_parser("train", help="train one model of the zoo, tuned on the validation half")
@@ -239,6 +339,43 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-grade", type=int, default=4)
     s.add_argument("--seed", type=int, default=0)
     s.set_defaults(func=cmd_quality)
+
+    def experiment_args(s):
+        s.add_argument("--experiment", required=True)
+        s.add_argument("--models", nargs="+", required=True, help="names of the trained models")
+        s.add_argument("--drop", type=float, default=0.1, help="index update: share of each list removed")
+        s.add_argument("--base-pairs", type=int)
+        s.add_argument("--sizes", type=int, nargs="*")
+
+    s = sub.add_parser("active-setup", help="q* of every method, costs and the truth for one experiment and fold")
+    experiment_args(s)
+    s.add_argument("--predictions", nargs="+", required=True, help="name=path of pool predictions")
+    s.add_argument("--pool", nargs="+", required=True, help="the pool partitions (.npz), in prediction order")
+    s.add_argument("--cost-feature", type=int, default=15, help="1-based feature id of the document length")
+    s.add_argument("--measures", nargs="+", default=["err", "dcg"], choices=["err", "dcg"])
+    s.add_argument("--max-grade", type=int, default=4)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--fold", type=int, required=True)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_active_setup)
+
+    s = sub.add_parser("active-mc", help="Monte Carlo of Algorithm 1: one shard of the repetitions")
+    s.add_argument("--setup", required=True)
+    s.add_argument("--budgets", type=float, nargs="+", required=True)
+    s.add_argument("--repetitions", type=int, required=True)
+    s.add_argument("--shard", type=int, required=True)
+    s.add_argument("--shards", type=int, required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_active_mc)
+
+    s = sub.add_parser("active-summary", help="merge shards: curves.csv, savings.csv and Figs. 1-3")
+    s.add_argument("--setups", nargs="+", required=True)
+    s.add_argument("--shards", nargs="+", required=True)
+    s.add_argument("--reference-budget", type=float, required=True)
+    s.add_argument("--train-size-budget", type=float, required=True)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_active_summary)
 
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")

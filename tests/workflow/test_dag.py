@@ -87,6 +87,16 @@ def test_outputs_exist_and_are_sane(run_one_core):
         assert (res / "benchmarks" / f"{rule}.tsv").exists()
     summary = pd.read_csv(res / "data" / "summary.csv")
     assert len(summary) >= 5
+    # active evaluation: every experiment x measure in savings.csv, every figure written
+    savings = pd.read_csv(res / "active" / "savings.csv")
+    assert list(savings.columns) == ["experiment", "measure", "reference_budget", "passive_error",
+                                     "active_budget_needed", "saving", "paper_saving"]
+    assert len(savings) == 2 * 8 and set(savings["measure"]) == {"err", "dcg"}
+    curves = pd.read_csv(res / "active" / "curves.csv")
+    assert set(curves["method"]) == {"passive", "active", "active_uniD", "active_uniC"}
+    assert (curves["n_runs"] + curves["n_undefined"] == 40).all()
+    for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg"):
+        assert (res / "active" / f"{f}.png").stat().st_size > 5000
 
 
 def test_identical_outputs_with_two_cores(run_one_core, tmp_path):
@@ -104,6 +114,7 @@ def test_every_job_runs_self_contained_through_a_batch_executor(run_one_core, tm
         "--cluster-generic-submit-cmd", str(REPO / "tests" / "workflow" / "local_submit.sh"),
         "--jobs", "4",
         "--latency-wait", "30",
+        "--seconds-between-status-checks", "1",
     )
     assert digests(wd) == digests(run_one_core)
 

@@ -21,7 +21,10 @@ PARTITIONS = [1, 2, 3, 4, 5]
 wildcard_constraints:
     fold=r"[1-5]",
     part=r"[1-5]",
-    model=r"[a-z_]+",
+    model=r"[a-z_]+(?:_n[0-9]+)?",  # rf_n5000: the RF trained on 5,000 pairs (Fig. 3)
+    experiment=r"fig[0-9]_[a-z0-9_]+",
+    shard=r"[0-9]+",
+    n=r"[0-9]+",
 
 
 def partition_txt(part):

@@ -26,6 +26,8 @@ rule split_training:
 
 
 rule train_model:
+    wildcard_constraints:
+        model=r"[a-z_]+",
     input:
         train=f"{RESULTS}/fold{{fold}}/train.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",

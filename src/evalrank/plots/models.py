@@ -14,13 +14,9 @@ __all__ = ["plot_reliability", "plot_quality"]
 
 
 def _require_columns(df, columns, name):
-    import pandas as pd
+    from evalrank.plots.style import require_columns  # lazy: matplotlib loads on first plot
 
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name} lacks column(s) {missing}; has {list(df.columns)}")
+    require_columns(df, columns, name)
 
 
 def plot_reliability(reliability_df, path, title: str = "Reliability of grade probabilities", *,

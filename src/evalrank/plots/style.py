@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from evalrank import io  # noqa: E402
 
-__all__ = ["COLORS", "RC", "style", "subplots", "save_figure", "color"]
+__all__ = ["COLORS", "RC", "style", "subplots", "save_figure", "color", "require_columns"]
 
 #: Okabe-Ito colour-blind safe palette (black last).
 COLORS = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -94,3 +94,14 @@ def save_figure(fig, path, *, close: bool = True) -> list[Path]:
         if close:
             plt.close(fig)
     return written
+
+
+def require_columns(df, columns, name):
+    """Raise TypeError unless ``df`` is a DataFrame, ValueError naming missing columns."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{name} lacks column(s) {missing}; has {list(df.columns)}")

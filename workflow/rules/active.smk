@@ -1,0 +1,171 @@
+# Active evaluation (Sawade et al. 2012, Sec. 5): per fold and experiment, q* of every
+# method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3.
+from evalrank.active.experiments import experiments as _experiments
+
+ACT = config["active"]
+_TS = ACT["train_sizes"]
+SIZES = _TS["sizes"] if "rf" in MODELS else []
+EXPERIMENTS = {
+    e.name: e
+    for e in _experiments(
+        MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"], sizes=SIZES
+    )
+}
+SHARDS = list(range(ACT["shards"]))
+
+
+def experiment_args(name):
+    sizes = " ".join(map(str, SIZES))
+    return (
+        f"--experiment {name} --models {' '.join(MODELS)} --drop {ACT['index_update_drop']}"
+        f" --base-pairs {_TS['base']}" + (f" --sizes {sizes}" if SIZES else "")
+    )
+
+
+def active_outputs():
+    if not ACT["enabled"] or not EXPERIMENTS:
+        return []
+    figs = [f"{RESULTS}/active/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
+    if SIZES:
+        figs += [f"{RESULTS}/active/fig3_train_size_{m}.png" for m in ACT["measures"]]
+    return [f"{RESULTS}/active/savings.csv", f"{RESULTS}/active/curves.csv", f"{RESULTS}/active/costs.png"] + figs
+
+
+rule split_sized:
+    input:
+        f"{RESULTS}/data/S{{fold}}.npz",
+    output:
+        f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
+    params:
+        seed=config["seed"],
+    log:
+        f"{LOGS}/split/fold{{fold}}_n{{n}}.log",
+    benchmark:
+        f"{BENCH}/split/fold{{fold}}_n{{n}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    shell:
+        "python -m evalrank split --partition {input:q} --train-pairs {wildcards.n}"
+        " --seed {params.seed} --train {output:q} 2> {log:q}"
+
+
+rule train_sized:
+    input:
+        train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
+        vali=f"{RESULTS}/fold{{fold}}/vali.npz",
+    output:
+        model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.pkl",
+        tuning=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.tuning.csv",
+    params:
+        grid=json.dumps(config["models"]["grids"].get("rf", {}), sort_keys=True),
+        seed=config["seed"],
+    log:
+        f"{LOGS}/train/fold{{fold}}_rf_n{{n}}.log",
+    benchmark:
+        f"{BENCH}/train/fold{{fold}}_rf_n{{n}}.tsv"
+    threads: config["models"]["threads"]
+    resources:
+        mem_mb=8000,
+        runtime=120,
+    shell:
+        "python -m evalrank train --model rf --train {input.train:q} --vali {input.vali:q}"
+        " --grid {params.grid:q} --seed {params.seed} --threads {threads}"
+        " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
+
+
+rule active_setup:
+    input:
+        preds=lambda w: [
+            f"{RESULTS}/fold{w.fold}/predictions/{m}.npz" for m in EXPERIMENTS[w.experiment].models
+        ],
+        pool=lambda w: expand(f"{RESULTS}/data/S{{part}}.npz", part=pool_parts(w.fold)),
+    output:
+        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
+    params:
+        exp=lambda w: experiment_args(w.experiment),
+        preds=lambda w, input: " ".join(
+            f"{m}={p}" for m, p in zip(EXPERIMENTS[w.experiment].models, input.preds)
+        ),
+        measures=" ".join(ACT["measures"]),
+        cost_feature=ACT["cost_feature"],
+        max_grade=DS["max_grade"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/active/fold{{fold}}_{{experiment}}_setup.log",
+    benchmark:
+        f"{BENCH}/active/fold{{fold}}_{{experiment}}_setup.tsv"
+    threads: 1
+    resources:
+        mem_mb=6000,
+        runtime=30,
+    shell:
+        "python -m evalrank active-setup {params.exp} --predictions {params.preds}"
+        " --pool {input.pool:q} --cost-feature {params.cost_feature} --measures {params.measures}"
+        " --max-grade {params.max_grade} --seed {params.seed} --fold {wildcards.fold}"
+        " --output {output:q} 2> {log:q}"
+
+
+rule active_mc:
+    input:
+        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
+    output:
+        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
+    params:
+        budgets=" ".join(map(str, ACT["budgets"])),
+        reps=ACT["repetitions"],
+        shards=ACT["shards"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
+    benchmark:
+        f"{BENCH}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    shell:
+        "python -m evalrank active-mc --setup {input:q} --budgets {params.budgets}"
+        " --repetitions {params.reps} --shard {wildcards.shard} --shards {params.shards}"
+        " --seed {params.seed} --output {output:q} 2> {log:q}"
+
+
+rule active_summary:
+    input:
+        setups=expand(
+            f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz", fold=FOLDS, experiment=list(EXPERIMENTS)
+        ),
+        shards=expand(
+            f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
+            fold=FOLDS,
+            experiment=list(EXPERIMENTS),
+            shard=SHARDS,
+        ),
+    output:
+        savings=report(
+            f"{RESULTS}/active/savings.csv", caption="../report/savings.rst", category="Active evaluation"
+        ),
+        curves=f"{RESULTS}/active/curves.csv",
+        costs=report(f"{RESULTS}/active/costs.png", caption="../report/costs.rst", category="Active evaluation"),
+        figures=report(
+            [f for f in active_outputs() if f.endswith(".png") and not f.endswith("costs.png")],
+            caption="../report/active.rst",
+            category="Active evaluation",
+        ),
+    params:
+        out=f"{RESULTS}/active",
+        ref=ACT["reference_budget"],
+        ts_budget=_TS["budget"],
+    log:
+        f"{LOGS}/active/summary.log",
+    benchmark:
+        f"{BENCH}/active/summary.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    shell:
+        "python -m evalrank active-summary --setups {input.setups:q} --shards {input.shards:q}"
+        " --reference-budget {params.ref} --train-size-budget {params.ts_budget}"
+        " --out-dir {params.out:q} 2> {log:q}"
