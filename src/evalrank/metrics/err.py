@@ -6,11 +6,11 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.ranking import positions, rank_order
+from evalrank.metrics.ranking import rank_order
 
 __all__ = ["err", "stop_probability", "err_sorted"]
 
@@ -20,20 +20,33 @@ def stop_probability(labels: np.ndarray, max_grade: int) -> np.ndarray:
     return (np.exp2(np.asarray(labels, dtype=np.float64)) - 1.0) / np.exp2(max_grade)
 
 
+@numba.njit(cache=True)
+def _err_segments(stop_sorted, offsets, k):
+    nq = offsets.shape[0] - 1
+    out = np.zeros(nq)
+    for q in range(nq):
+        lo = offsets[q]
+        hi = offsets[q + 1]
+        if k >= 0 and hi - lo > k:
+            hi = lo + k
+        reach = 1.0  # prod_{l<i} (1 - R_l), a running product within the query
+        total = 0.0
+        for j in range(lo, hi):
+            total += stop_sorted[j] * reach / (j - lo + 1.0)
+            reach *= 1.0 - stop_sorted[j]
+        out[q] = total
+    return out
+
+
 def err_sorted(stop_sorted: np.ndarray, offsets: np.ndarray, k: int | None) -> np.ndarray:
-    """Per-query ERR of stop probabilities listed in rank order within queries."""
-    seg = segment_ids(offsets)
-    pos = positions(offsets)
-    # P(reach position i) = prod_{l<i} (1 - R_l) as a segmented exclusive cumsum of logs.
-    log_cont = np.log1p(-stop_sorted)
-    csum = np.cumsum(log_cont)
-    excl = csum - log_cont
-    start = np.concatenate(([0.0], csum))[offsets[:-1]]
-    reach = np.exp(excl - start[seg])
-    contrib = stop_sorted * reach / (pos + 1.0)
-    if k is not None:
-        contrib = np.where(pos < k, contrib, 0.0)
-    return np.bincount(seg, weights=contrib, minlength=len(offsets) - 1)
+    """Per-query ERR of stop probabilities listed in rank order within queries.
+
+    One running product per query (a compiled loop), so the result does not
+    depend on how many queries precede it in the flat array.
+    """
+    stop_sorted = np.ascontiguousarray(stop_sorted, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    return _err_segments(stop_sorted, offsets, -1 if k is None else int(k))
 
 
 def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4) -> np.ndarray:
