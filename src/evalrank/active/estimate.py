@@ -29,7 +29,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["MODES", "draw_queries", "check_sampling", "algorithm1", "weighted_estimates"]
+__all__ = ["MODES", "draw_queries", "query_cdf", "draws_from_cdf", "check_sampling", "algorithm1",
+           "weighted_estimates"]
 
 MODES = ("deterministic", "stochastic")
 
@@ -59,16 +60,26 @@ def check_sampling(q, costs, budget=None):
     return q, costs
 
 
+def query_cdf(q) -> np.ndarray:
+    """Cumulative distribution of ``q`` for :func:`draws_from_cdf` (last entry exactly 1)."""
+    cdf = np.cumsum(q)
+    cdf /= cdf[-1]
+    return cdf
+
+
+def draws_from_cdf(cdf, u) -> np.ndarray:
+    """Inverse-CDF draws: query indices for uniforms ``u`` in [0, 1) under ``cdf = query_cdf(q)``."""
+    return np.minimum(np.searchsorted(cdf, u, side="right"), len(cdf) - 1)
+
+
 def draw_queries(q, u) -> np.ndarray:
     """Inverse-CDF draws: query indices for uniforms ``u`` in [0, 1) under ``q``.
 
-    Queries with ``q = 0`` are never drawn. Used by both :func:`algorithm1` and
-    the Monte Carlo, so the same uniforms give the same queries.
+    Queries with ``q = 0`` are never drawn. :func:`algorithm1` and the Monte
+    Carlo draw through the same :func:`query_cdf` / :func:`draws_from_cdf`, so
+    the same uniforms give the same queries.
     """
-    cdf = np.cumsum(q)
-    cdf /= cdf[-1]
-    idx = np.searchsorted(cdf, u, side="right")
-    return np.minimum(idx, len(q) - 1)
+    return draws_from_cdf(query_cdf(q), u)
 
 
 def weighted_estimates(q, queries, losses) -> tuple[float, float]:
@@ -123,18 +134,11 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
         raise ValueError("mode='stochastic' needs sample_loss(query, label_rng)")
     seen = np.zeros(q.size, dtype=bool)
     unseen = int(np.count_nonzero(q > 0))
+    cdf = query_cdf(q)
     spent = 0.0
     queries, losses = [], []
-    while True:
-        if mode == "deterministic" and unseen == 0:
-            # every drawable query is labelled: further draws cost nothing and the
-            # estimate converges to the weighted mean over them, which is returned
-            drawable = q > 0
-            est = float(values[drawable].mean())
-            return {"estimate": est, "importance": est, "n": len(queries), "spent": spent,
-                    "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses),
-                    "exhausted": True}
-        x = int(draw_queries(q, rng.random(1))[0])
+    while not (mode == "deterministic" and unseen == 0):
+        x = int(draws_from_cdf(cdf, rng.random(1))[0])
         extra = 0.0 if (mode == "deterministic" and seen[x]) else costs[x]
         if spent + extra > budget:
             break
@@ -143,6 +147,12 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
         seen[x] = True
         queries.append(x)
         losses.append(values[x] if mode == "deterministic" else float(sample_loss(x, label_rng)))
-    est, imp = weighted_estimates(q, queries, losses)
+    exhausted = mode == "deterministic" and unseen == 0
+    if exhausted:
+        # every drawable query is labelled: further draws cost nothing and the
+        # estimate converges to the weighted mean over them, which is returned
+        est = imp = float(values[q > 0].mean())
+    else:
+        est, imp = weighted_estimates(q, queries, losses)
     return {"estimate": est, "importance": imp, "n": len(queries), "spent": spent,
-            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses), "exhausted": False}
+            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses), "exhausted": exhausted}

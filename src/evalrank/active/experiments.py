@@ -25,7 +25,7 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.active.costs import query_costs
-from evalrank.active.sampling import METHODS, q_star, q_star_difference
+from evalrank.active.sampling import METHODS, q_star_difference_methods, q_star_methods
 from evalrank.data.collection import segment_ids
 from evalrank.metrics.dcg import dcg_sorted, gain_values
 from evalrank.metrics.err import err_sorted, stop_probability
@@ -129,7 +129,7 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     ``preds[name]`` holds ``scores``, ``probs``, ``labels``, ``offsets``, ``qids`` of the
     pool (as written by ``python -m evalrank predict``); ``lengths`` are the pool
     documents' lengths in the same row order. Returns a flat dict of arrays
-    (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>_<method>``).
+    (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>``: time of all q* of measure m).
     """
     pa = preds[exp.a]
     labels, offsets = pa["labels"], pa["offsets"]
@@ -154,13 +154,13 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
         values = la if exp.kind == "estimate" else la - true_losses(labels, off_b, order_b, m, max_grade=max_grade)
         out[f"values_{m}"] = values
         out[f"truth_{m}"] = np.float64(values.mean())
-        for method in methods:
-            t0 = time.perf_counter()
-            if exp.kind == "estimate":
-                q = q_star(probs, offsets, order_a, m, out["costs"], method=method)
-            else:
-                q = q_star_difference(probs, offsets, order_a, off_b, order_b, m, out["costs"], method=method)
-            out[f"seconds_{m}_{method}"] = np.float64(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        if exp.kind == "estimate":
+            qs = q_star_methods(probs, offsets, order_a, m, out["costs"], methods=methods)
+        else:
+            qs = q_star_difference_methods(probs, offsets, order_a, off_b, order_b, m, out["costs"], methods=methods)
+        out[f"seconds_{m}"] = np.float64(time.perf_counter() - t0)
+        for method, q in qs.items():
             out[f"q_{m}_{method}"] = q
     return out
 

@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from evalrank import seeds
-from evalrank.active.estimate import check_sampling, draw_queries
+from evalrank.active.estimate import check_sampling, draws_from_cdf, query_cdf
 
 __all__ = ["simulate", "shard_range"]
 
@@ -40,14 +40,7 @@ def _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, tag, es
     unseen = n_drawable
     for j in range(draws.shape[0]):
         if unseen == 0:
-            while b < nb:
-                est[b] = drawable_mean
-                imp[b] = drawable_mean
-                n_used[b] = n
-                spent_out[b] = spent
-                exhausted[b] = True
-                b += 1
-            return True
+            break
         x = draws[j]
         new = stamp[x] != tag
         c = costs[x] if new else 0.0
@@ -71,16 +64,18 @@ def _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, tag, es
         n += 1
         sw += w[x]
         swv += wv[x]
-    if unseen == 0:
-        while b < nb:
-            est[b] = drawable_mean
-            imp[b] = drawable_mean
-            n_used[b] = n
-            spent_out[b] = spent
-            exhausted[b] = True
-            b += 1
-        return True
-    return False
+    if unseen > 0:
+        return False
+    # every drawable query is labelled: further draws are free and the estimate
+    # converges to the mean over them (as evalrank.active.estimate.algorithm1)
+    while b < nb:
+        est[b] = drawable_mean
+        imp[b] = drawable_mean
+        n_used[b] = n
+        spent_out[b] = spent
+        exhausted[b] = True
+        b += 1
+    return True
 
 
 def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
@@ -141,11 +136,12 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         "exhausted": np.empty((R, B), dtype=np.bool_), "repetition": reps,
     }
     stamp = np.full(m, -1, dtype=np.int64)
+    cdf = query_cdf(q)
     for i, r in enumerate(reps):
         gen = seeds.rng(seed, *stream, int(r))
         u = gen.random(first)
         while True:
-            draws = draw_queries(q, u)
+            draws = draws_from_cdf(cdf, u)
             done = _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, np.int64(i),
                         out["estimate"][i], out["importance"][i], out["n"][i], out["spent"][i], out["exhausted"][i])
             if done:

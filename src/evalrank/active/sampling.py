@@ -26,7 +26,8 @@ import numpy as np
 
 from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
 
-__all__ = ["METHODS", "instrumental", "q_star", "q_star_difference", "uniform_label_model"]
+__all__ = ["METHODS", "instrumental", "q_star", "q_star_difference", "q_star_methods",
+           "q_star_difference_methods", "uniform_label_model"]
 
 METHODS = ("passive", "active", "active_uniD", "active_uniC")
 
@@ -70,6 +71,30 @@ def uniform_label_model(n_docs: int, n_grades: int) -> np.ndarray:
     return np.full((int(n_docs), int(n_grades)), 1.0 / n_grades)
 
 
+def _variants(probs, n_queries, costs, methods, mean_var) -> dict:
+    """q of every method in ``methods``; ``mean_var(probs)`` gives the per-query
+    (E, Var) of the loss under a label model. The moments are computed once per
+    label model: ``active`` and ``active_uniC`` share them, ``active_uniD`` uses
+    the uniform model."""
+    methods = [_check_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
+    costs = _check_costs(costs, n_queries)
+    probs_shape = np.shape(probs)
+    moments = {}
+    out = {}
+    for method in methods:
+        if method == "passive":
+            out[method] = np.full(n_queries, 1.0 / n_queries)
+            continue
+        model = "uniform" if method == "active_uniD" else "model"
+        if model not in moments:
+            p = uniform_label_model(*probs_shape) if model == "uniform" else probs
+            mean, var = mean_var(p)
+            centre = float(mean.mean())  # R_theta (eq. 20) or Delta_theta
+            moments[model] = var + (mean - centre) ** 2
+        out[method] = instrumental(moments[model], np.ones(n_queries) if method == "active_uniC" else costs)
+    return out
+
+
 def q_star(probs, offsets, order, measure, costs, *, method: str = "active", k=None) -> np.ndarray:
     """Sampling distribution over the pool's queries for estimating ``R[r]`` (eq. 11).
 
@@ -85,17 +110,15 @@ def q_star(probs, offsets, order, measure, costs, *, method: str = "active", k=N
 
     Returns ``q`` of shape (n_queries,), summing to 1. ``O(|Y| |D| max|r(x)|)`` (Theorem 3).
     """
-    method = _check_method(method)
-    n_queries = len(np.asarray(offsets)) - 1
-    costs = _check_costs(costs, n_queries)
-    if method == "passive":
-        return np.full(n_queries, 1.0 / n_queries)
-    if method == "active_uniD":
-        probs = uniform_label_model(np.asarray(probs).shape[0], np.asarray(probs).shape[1])
-    mean, var = batch_mean_var(probs, offsets, order, measure, k=k)
-    r_theta = float(mean.mean())  # introspective risk, eq. 20
-    second = var + (mean - r_theta) ** 2
-    return instrumental(second, np.ones(n_queries) if method == "active_uniC" else costs)
+    _check_method(method)
+    return q_star_methods(probs, offsets, order, measure, costs, methods=(method,), k=k)[method]
+
+
+def q_star_methods(probs, offsets, order, measure, costs, *, methods=METHODS, k=None) -> dict:
+    """:func:`q_star` for several methods at once, ``{method: q}``, computing the
+    Theorem 3 moments once per label model."""
+    return _variants(probs, len(np.asarray(offsets)) - 1, costs, methods,
+                     lambda p: batch_mean_var(p, offsets, order, measure, k=k))
 
 
 def q_star_difference(probs, offsets_a, order_a, offsets_b, order_b, measure, costs, *,
@@ -107,14 +130,13 @@ def q_star_difference(probs, offsets_a, order_a, offsets_b, order_b, measure, co
     ``costs`` are those of labelling the union of both rankings. ERR costs
     ``O(|Y| |D| max |r_1(x)| |r_2(x)|)``, DCG ``O(|Y| |D| max |r_1(x) ∪ r_2(x)|)`` (Theorem 3).
     """
-    method = _check_method(method)
-    n_queries = len(np.asarray(offsets_a)) - 1
-    costs = _check_costs(costs, n_queries)
-    if method == "passive":
-        return np.full(n_queries, 1.0 / n_queries)
-    if method == "active_uniD":
-        probs = uniform_label_model(np.asarray(probs).shape[0], np.asarray(probs).shape[1])
-    mean, var = batch_difference_mean_var(probs, offsets_a, order_a, offsets_b, order_b, measure, k=k)
-    delta_theta = float(mean.mean())
-    second = var + (mean - delta_theta) ** 2
-    return instrumental(second, np.ones(n_queries) if method == "active_uniC" else costs)
+    _check_method(method)
+    return q_star_difference_methods(probs, offsets_a, order_a, offsets_b, order_b, measure, costs,
+                                     methods=(method,), k=k)[method]
+
+
+def q_star_difference_methods(probs, offsets_a, order_a, offsets_b, order_b, measure, costs, *,
+                              methods=METHODS, k=None) -> dict:
+    """:func:`q_star_difference` for several methods at once, ``{method: q}``."""
+    return _variants(probs, len(np.asarray(offsets_a)) - 1, costs, methods,
+                     lambda p: batch_difference_mean_var(p, offsets_a, order_a, offsets_b, order_b, measure, k=k))
