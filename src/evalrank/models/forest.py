@@ -56,6 +56,19 @@ def leaf_histograms(leaves: np.ndarray, labels: np.ndarray, weights: np.ndarray 
     return table
 
 
+def forest_kwargs(params: dict) -> dict:
+    """The scikit-learn forest arguments shared by ``rf`` and ``ordinal_rf``
+    (bootstrap on; the random state and thread count are set by the caller)."""
+    return dict(
+        n_estimators=params["n_estimators"],
+        max_features=params["max_features"],
+        min_samples_leaf=params["min_samples_leaf"],
+        max_depth=params["max_depth"],
+        max_samples=params["max_samples"],
+        bootstrap=True,
+    )
+
+
 class RandomForestModel(RankingModel):
     """Random-forest regression ranker (Sawade Sec. 5.1, "Random Forest").
 
@@ -79,12 +92,7 @@ class RandomForestModel(RankingModel):
         if params["leaf_counts"] not in ("inbag", "all"):
             raise ValueError(f"leaf_counts must be 'inbag' or 'all', got {params['leaf_counts']!r}")
         forest = RandomForestRegressor(
-            n_estimators=params["n_estimators"],
-            max_features=params["max_features"],
-            min_samples_leaf=params["min_samples_leaf"],
-            max_depth=params["max_depth"],
-            max_samples=params["max_samples"],
-            bootstrap=True,
+            **forest_kwargs(params),
             random_state=seeds.int_seed(self.seed, "models", self.name),
             n_jobs=self.n_jobs,
         )

@@ -29,6 +29,7 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel, check_features, normalize_rows
+from evalrank.models.forest import forest_kwargs
 from evalrank.progress import progress
 
 __all__ = ["OrdinalForestModel", "monotone_cumulative", "cumulative_to_proba"]
@@ -76,12 +77,7 @@ class OrdinalForestModel(RankingModel):
                 parts.append(float(target[0]))
                 continue
             forest = RandomForestClassifier(
-                n_estimators=params["n_estimators"],
-                max_features=params["max_features"],
-                min_samples_leaf=params["min_samples_leaf"],
-                max_depth=params["max_depth"],
-                max_samples=params["max_samples"],
-                bootstrap=True,
+                **forest_kwargs(params),
                 random_state=seeds.int_seed(self.seed, "models", self.name, k),
                 n_jobs=self.n_jobs,
             )
