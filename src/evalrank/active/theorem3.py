@@ -100,7 +100,7 @@ from numba import njit, prange
 
 from evalrank.data.collection import check_offsets, segment_ids
 from evalrank.metrics._validate import check_k
-from evalrank.metrics.dcg import gain_values
+from evalrank.metrics.dcg import discount_values, gain_values
 from evalrank.metrics.err import stop_probability
 from evalrank.metrics.ranking import positions
 
@@ -451,9 +451,9 @@ def _single_core(probs, offsets, order, measure):
     if measure == "dcg":
         eg, vg = _dcg_stats(probs, order, gain)
         seg = segment_ids(offsets)
-        disc = np.log2(positions(offsets) + 2.0)
-        mean = np.bincount(seg, weights=eg / disc, minlength=nq)  # as metrics.dcg_sorted
-        var = np.bincount(seg, weights=vg / (disc * disc), minlength=nq)
+        disc = discount_values(positions(offsets) + 1.0)
+        mean = np.bincount(seg, weights=eg * disc, minlength=nq)  # as metrics.dcg_sorted
+        var = np.bincount(seg, weights=vg * (disc * disc), minlength=nq)
         return mean, var
     m, u, q, _h, _s, v = _err_stats(probs, order, stop)
     return _err_single_kernel(offsets, m, u, q, v)
@@ -467,11 +467,11 @@ def _difference_core(probs, off_a, order_a, off_b, order_b, measure):
     if measure == "dcg":
         eg_a, vg_a = _dcg_stats(probs, order_a, gain)
         eg_b, vg_b = _dcg_stats(probs, order_b, gain)
-        w_a = 1.0 / np.log2(positions(off_a) + 2.0)
-        w_b_of_a = np.where(pos_b_of_a >= 0, 1.0 / np.log2(np.maximum(pos_b_of_a, 0) + 2.0), 0.0)
+        w_a = discount_values(positions(off_a) + 1.0)
+        w_b_of_a = np.where(pos_b_of_a >= 0, discount_values(np.maximum(pos_b_of_a, 0) + 1.0), 0.0)
         coef_a = w_a - w_b_of_a  # exactly 0 for a document at the same place in both
         only_b = pos_a_of_b < 0
-        w_b = np.where(only_b, 1.0 / np.log2(positions(off_b) + 2.0), 0.0)
+        w_b = np.where(only_b, discount_values(positions(off_b) + 1.0), 0.0)
         seg_a, seg_b = segment_ids(off_a), segment_ids(off_b)
         mean = np.bincount(seg_a, weights=coef_a * eg_a, minlength=nq)
         mean -= np.bincount(seg_b, weights=w_b * eg_b, minlength=nq)

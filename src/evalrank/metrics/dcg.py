@@ -1,7 +1,15 @@
-"""Discounted Cumulative Gain (Järvelin & Kekäläinen 2002; Sawade et al. 2012, eq. 1).
+"""Discounted Cumulative Gain (Järvelin & Kekäläinen 2002; Sawade et al. 2012,
+eq. 1; Busa-Fekete et al. 2012, eq. 2).
 
-``DCG@k = sum_{i<=k} g(y_{r_i}) / log2(i + 1)`` with ``g(y) = 2^y - 1`` ("exp",
-Sawade eq. 1) or ``g(y) = y`` ("linear", trec_eval's gain).
+``DCG@k = sum_{i<=k} g(y_{r_i}) c_i`` with gain ``g(y) = 2^y - 1`` ("exp",
+Busa-Fekete eq. 1 / Sawade eq. 1) or ``g(y) = y`` ("linear", trec_eval's gain:
+the label itself) or a per-grade table, and discount ``c_i = 1/log2(i + 1)``
+(Busa-Fekete eq. 3; the base cancels in NDCG) or any callable of the 1-based
+rank.
+
+One implementation for the package: :mod:`evalrank.active` uses
+:func:`gain_values`, :func:`discount_values` and :func:`dcg_sorted`;
+:func:`evalrank.metrics.ndcg.ndcg` uses :func:`dcg` and :func:`ideal_dcg`.
 """
 
 from __future__ import annotations
@@ -10,9 +18,9 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.ranking import positions, rank_order
+from evalrank.metrics.ranking import positions, rank_order, round_scores, tie_groups
 
-__all__ = ["dcg", "gain_values", "dcg_sorted"]
+__all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "dcg_sorted", "ranked_dcg"]
 
 
 def gain_values(labels: np.ndarray, gain="exp") -> np.ndarray:
@@ -28,32 +36,141 @@ def gain_values(labels: np.ndarray, gain="exp") -> np.ndarray:
     table = np.asarray(gain, dtype=np.float64)
     if table.ndim != 1:
         raise ValueError("gain array must be 1-d, indexed by grade")
+    if not np.isfinite(table).all() or (table < 0).any():
+        raise ValueError("gain array must hold finite, non-negative gains")
+    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+        if not np.array_equal(labels, np.floor(labels)):
+            raise ValueError("a gain array needs integer grades as labels")
     if labels.size and labels.max() >= table.size:
         raise ValueError(f"gain array has {table.size} entries but a label is {labels.max()}")
     return table[labels.astype(np.int64)]
 
 
-def dcg_sorted(gains_sorted: np.ndarray, offsets: np.ndarray, k: int | None) -> np.ndarray:
-    """Per-query DCG of gains already listed in rank order within each query."""
+def discount_values(ranks: np.ndarray, discount="log2") -> np.ndarray:
+    """Discount ``c_i`` of 1-based ranks ``i`` (Busa-Fekete eq. 3).
+
+    ``"log2"``: ``1 / log2(i + 1)``. A callable gets the float64 array of
+    1-based ranks and must return non-negative finite weights of the same
+    shape (e.g. ``lambda r: r ** -1.0`` for Zipf).
+    """
+    ranks = np.asarray(ranks, dtype=np.float64)
+    if isinstance(discount, str):
+        if discount == "log2":
+            return 1.0 / np.log2(ranks + 1.0)
+        raise ValueError(f"discount must be 'log2' or a callable of the 1-based rank, got {discount!r}")
+    if not callable(discount):
+        raise TypeError(f"discount must be 'log2' or a callable, got {type(discount).__name__}")
+    out = np.asarray(discount(ranks), dtype=np.float64)
+    if out.shape != ranks.shape:
+        raise ValueError(f"discount callable returned shape {out.shape} for ranks of shape {ranks.shape}")
+    if not np.isfinite(out).all() or (out < 0).any():
+        raise ValueError("discount callable must return finite, non-negative weights")
+    return out
+
+
+def _cut_discount(offsets: np.ndarray, k, discount) -> np.ndarray:
     pos = positions(offsets)
-    contrib = gains_sorted / np.log2(pos + 2.0)
+    disc = discount_values(pos + 1.0, discount)
     if k is not None:
-        contrib = np.where(pos < k, contrib, 0.0)
+        disc = np.where(pos < k, disc, 0.0)
+    return disc
+
+
+def dcg_sorted(gains_sorted: np.ndarray, offsets: np.ndarray, k: int | None, discount="log2") -> np.ndarray:
+    """Per-query DCG of gains already listed in rank order within each query."""
+    contrib = gains_sorted * _cut_discount(offsets, k, discount)
     return np.bincount(segment_ids(offsets), weights=contrib, minlength=len(offsets) - 1)
 
 
-def dcg(scores, labels, offsets, k: int | None = None, *, gain="exp") -> np.ndarray:
-    """Per-query DCG@k of the ranking induced by ``scores`` (eq. 1).
+def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", labels=None, doc_ids=None,
+               docid_order="descending") -> np.ndarray:
+    """Per-query DCG@k of ``gains`` ranked by ``scores`` under a tie rule
+    (checked arrays; the shared kernel of :func:`dcg` and NDCG).
+
+    ``ties="average"`` is the expectation over all orders within each group
+    of tied scores: every document of a group gets the group's mean gain, so
+    the group adds ``mean gain x sum of the (cut) discounts of the positions
+    it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
+    """
+    order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
+    g = gains[order]
+    disc = _cut_discount(offsets, k, discount)
+    nq = len(offsets) - 1
+    if ties != "average":
+        return np.bincount(segment_ids(offsets), weights=g * disc, minlength=nq)
+    grp = tie_groups(scores[order], offsets)
+    n_groups = int(grp[-1]) + 1 if grp.size else 0
+    count = np.bincount(grp, minlength=n_groups).astype(np.float64)
+    gsum = np.bincount(grp, weights=g, minlength=n_groups)
+    dsum = np.bincount(grp, weights=disc, minlength=n_groups)
+    first = np.searchsorted(grp, np.arange(n_groups))
+    return np.bincount(segment_ids(offsets)[first], weights=gsum * dsum / count, minlength=nq)
+
+
+def _grade_counts_ideal(labels, offsets, k, gain, discount, cap=None):
+    """Ideal DCG@k from per-query grade counts (no sort): documents enter the
+    ideal list by decreasing gain, and a run of ``c`` documents of gain ``g``
+    starting at position ``s`` adds ``g x (C[min(s+c, k)] - C[min(s, k)])``
+    with ``C`` the cumulative discount."""
+    nq = len(offsets) - 1
+    n_grades = int(labels.max()) + 1
+    table = gain_values(np.arange(n_grades), gain)
+    counts = np.bincount(segment_ids(offsets) * n_grades + labels.astype(np.int64),
+                         minlength=nq * n_grades).reshape(nq, n_grades)
+    longest = int(np.diff(offsets).max())
+    cum = np.concatenate(([0.0], np.cumsum(discount_values(np.arange(1, longest + 1), discount))))
+    limit = np.full(nq, longest, dtype=np.int64) if k is None else np.full(nq, k, dtype=np.int64)
+    if cap is not None:
+        limit = np.minimum(limit, cap)
+    out = np.zeros(nq)
+    start = np.zeros(nq, dtype=np.int64)
+    for g in np.argsort(-table, kind="stable"):  # a loop over grades, not queries
+        end = start + counts[:, g]
+        out += table[g] * (cum[np.minimum(end, limit)] - cum[np.minimum(start, limit)])
+        start = end
+    return out
+
+
+def ideal_dcg(labels, offsets, k: int | None = None, *, gain="exp", discount="log2", cap=None) -> np.ndarray:
+    """Per-query DCG@k of the best ordering of ``labels`` (the NDCG
+    normaliser, Busa-Fekete Sec. 2 "IDCG"). ``cap`` (per query) truncates the
+    ideal list further, e.g. at the length of a shorter ranked list."""
+    labels = np.asarray(labels)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    k = check_k(k)
+    nq = len(offsets) - 1
+    if labels.size == 0:
+        return np.zeros(nq)
+    integral = np.issubdtype(labels.dtype, np.integer) or np.array_equal(labels, np.floor(labels))
+    if integral and labels.max() < 256:
+        return _grade_counts_ideal(labels, offsets, k, gain, discount, cap)
+    gains = gain_values(labels, gain)
+    order = np.lexsort((-gains, segment_ids(offsets)))
+    disc = _cut_discount(offsets, k, discount)
+    if cap is not None:
+        disc = np.where(positions(offsets) < np.asarray(cap)[segment_ids(offsets)], disc, 0.0)
+    return np.bincount(segment_ids(offsets), weights=gains[order] * disc, minlength=nq)
+
+
+def dcg(scores, labels, offsets, k: int | None = None, *, gain="exp", discount="log2", ties="stable",
+        doc_ids=None, docid_order="descending", precision=None) -> np.ndarray:
+    """Per-query DCG@k of the ranking induced by ``scores`` (Busa-Fekete eq. 2).
 
     Parameters
     ----------
-    scores : (n_docs,) float, higher = ranked earlier; ties keep input order.
+    scores : (n_docs,) float, higher = ranked earlier.
     labels : (n_docs,) int grades.
     offsets : (n_queries + 1,) query offsets.
     k : cut-off, ``None`` for the full list.
     gain : "exp" (2^y - 1), "linear" (y) or per-grade array.
+    discount : "log2" or a callable of the 1-based rank.
+    ties : "stable" (input order), "pessimistic", "optimistic", "docid"
+        (needs ``doc_ids``) or "average" (expectation over tie orders); see
+        :mod:`evalrank.metrics.ranking`.
+    precision : None or "float32": round scores before ranking.
     """
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
     k = check_k(k)
-    order = rank_order(scores, offsets)
-    return dcg_sorted(gain_values(labels[order], gain), offsets, k)
+    scores = round_scores(scores, precision)
+    return ranked_dcg(scores, gain_values(labels, gain), offsets, k, discount=discount, ties=ties,
+                      labels=labels, doc_ids=doc_ids, docid_order=docid_order)

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.ranking import rank_order
+from evalrank.metrics.ranking import rank_order, round_scores
 
 __all__ = ["err", "stop_probability", "err_sorted"]
 
@@ -49,10 +49,15 @@ def err_sorted(stop_sorted: np.ndarray, offsets: np.ndarray, k: int | None) -> n
     return _err_segments(stop_sorted, offsets, -1 if k is None else int(k))
 
 
-def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4) -> np.ndarray:
+def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4, ties: str = "stable",
+        doc_ids=None, docid_order: str = "descending", precision=None) -> np.ndarray:
     """Per-query ERR@k of the ranking induced by ``scores`` (eq. 2).
 
     ``max_grade`` is y_max of eq. 2 (4 for MSLR); labels above it are refused.
+    ``ties``/``doc_ids``/``docid_order``/``precision`` as for
+    :func:`evalrank.metrics.dcg.dcg`, except ``ties="average"`` (ERR is not
+    linear in the positions' weights; ask for "pessimistic" and "optimistic"
+    to bound it).
     """
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
     k = check_k(k)
@@ -60,5 +65,8 @@ def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4) ->
         raise ValueError(f"max_grade must be a positive integer, got {max_grade!r}")
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"labels must lie in 0..max_grade={max_grade}, found {labels.max()}")
-    order = rank_order(scores, offsets)
+    if ties == "average":
+        raise ValueError("ties='average' is not defined for ERR; use 'pessimistic'/'optimistic' bounds")
+    scores = round_scores(scores, precision)
+    order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     return err_sorted(stop_probability(labels[order], max_grade), offsets, k)

@@ -1,43 +1,88 @@
-"""Normalized DCG: DCG@k of the ranking over DCG@k of the ideal ranking.
+"""Normalized DCG under every tool's convention (Busa-Fekete et al. 2012).
 
-Queries whose ideal DCG is 0 (no relevant document) get ``empty`` (default 0.0,
-as trec_eval and scikit-learn; LightGBM uses 1.0), or NaN with ``empty="skip"``
-so that ``np.nanmean`` leaves them out of a mean.
+``NDCG@k = DCG@k / IDCG@k`` (Busa-Fekete eqs. 2-4) with the open choices --
+gain, discount, empty queries, short lists, ties, score precision -- set by
+a named ``convention`` (:mod:`evalrank.metrics.conventions`) and/or explicit
+keywords, which override the preset.
+
+Pure NumPy on flat arrays + query offsets: one ``lexsort`` of the pool for
+the ranking, grade counts (no sort) for the ideal DCG, segment sums.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from evalrank.data.collection import check_offsets
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.dcg import dcg_sorted, gain_values
-from evalrank.metrics.ranking import rank_order
+from evalrank.metrics.conventions import resolve
+from evalrank.metrics.dcg import gain_values, ideal_dcg, ranked_dcg
+from evalrank.metrics.ranking import round_scores
 
-__all__ = ["ndcg"]
+__all__ = ["ndcg", "normalize"]
 
 
-def ndcg(scores, labels, offsets, k: int | None = None, *, gain="exp", empty=0.0) -> np.ndarray:
+def normalize(actual, ideal, sizes, k, *, empty, short) -> np.ndarray:
+    """NDCG from per-query DCG@k and ideal DCG@k with the empty/short rules.
+
+    ``sizes`` are the ranked list lengths (for ``short="zero"``).
+    """
+    out = np.full(actual.shape[0], np.nan if empty == "skip" else float(empty))
+    ok = ideal > 0
+    np.divide(actual, ideal, out=out, where=ok)
+    if short == "zero" and k is not None:
+        out[ok & (sizes < k)] = 0.0
+    return out
+
+
+def ndcg(scores, labels, offsets, k: int | None = None, *, convention: str | None = None, gain=None,
+         discount=None, empty=None, short=None, ties=None, doc_ids=None, docid_order=None, precision=None,
+         ideal_labels=None, ideal_offsets=None) -> np.ndarray:
     """Per-query NDCG@k of the ranking induced by ``scores``.
 
     Parameters
     ----------
-    scores, labels, offsets : flat arrays + query offsets.
-    k : cut-off; ``None`` = full list.
-    gain : "exp" (2^y - 1), "linear" or per-grade array.
-    empty : value for queries with no relevant document: a float, or "skip" (NaN).
+    scores, labels, offsets : flat arrays + query offsets (higher score =
+        ranked earlier; integer grades).
+    k : cut-off; ``None`` = the full list.
+    convention : a preset name ("trec", "ranklib", "letor3", "letor4",
+        "ms", "yahoo", "sklearn", "lightgbm", "xgboost") or None for the
+        defaults (exp gain, log2, empty 0, short pad, stable ties).
+    gain, discount, empty, short, ties, docid_order, precision : override
+        the preset; see :mod:`evalrank.metrics.conventions`.
+    doc_ids : (n_docs,) document ids, needed by ``ties="docid"``.
+    ideal_labels, ideal_offsets : the judged labels per query when they are
+        more than the ranked documents (trec_eval takes the ideal DCG from
+        all qrels, retrieved or not); default: ``labels``.
+
+    Returns
+    -------
+    (n_queries,) float64; NaN for empty queries under ``empty="skip"``.
     """
+    opts = resolve(convention, gain=gain, discount=discount, empty=empty, short=short, ties=ties,
+                   docid_order=docid_order, precision=precision)
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
     k = check_k(k)
-    if empty == "skip":
-        empty_value = np.nan
-    elif isinstance(empty, (int, float)) and not isinstance(empty, bool):
-        empty_value = float(empty)
+    scores = round_scores(scores, opts["precision"])
+    gains = gain_values(labels, opts["gain"])
+    actual = ranked_dcg(scores, gains, offsets, k, discount=opts["discount"], ties=opts["ties"], labels=labels,
+                        doc_ids=doc_ids, docid_order=opts["docid_order"])
+    sizes = np.diff(offsets)
+    if ideal_labels is None:
+        if ideal_offsets is not None:
+            raise ValueError("ideal_offsets given without ideal_labels")
+        judged, judged_offsets = labels, offsets
     else:
-        raise ValueError(f"empty must be a number or 'skip', got {empty!r}")
-    gains = gain_values(labels, gain)
-    actual = dcg_sorted(gains[rank_order(scores, offsets)], offsets, k)
-    ideal = dcg_sorted(gains[rank_order(gains, offsets)], offsets, k)
-    out = np.full(len(offsets) - 1, empty_value)
-    ok = ideal > 0
-    out[ok] = actual[ok] / ideal[ok]
-    return out
+        judged = np.asarray(ideal_labels)
+        if not np.issubdtype(judged.dtype, np.number) or judged.ndim != 1:
+            raise TypeError("ideal_labels must be a 1-d numeric array")
+        if judged.size and judged.min() < 0:
+            raise ValueError("ideal_labels must be non-negative grades")
+        if ideal_offsets is None:
+            raise ValueError("ideal_labels needs ideal_offsets (one segment per query)")
+        judged_offsets = check_offsets(ideal_offsets, judged.shape[0], name="ideal_offsets")
+        if len(judged_offsets) != len(offsets):
+            raise ValueError(f"ideal_offsets must describe {len(offsets) - 1} queries, got {len(judged_offsets) - 1}")
+    cap = sizes if (opts["short"] == "truncate-ideal" and k is not None) else None
+    ideal = ideal_dcg(judged, judged_offsets, k, gain=opts["gain"], discount=opts["discount"], cap=cap)
+    return normalize(actual, ideal, sizes, k, empty=opts["empty"], short=opts["short"])

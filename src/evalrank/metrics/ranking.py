@@ -1,4 +1,23 @@
-"""Sorting documents within queries: the shared first step of every measure."""
+"""Sorting documents within queries: the shared first step of every measure.
+
+Tied scores are where NDCG tools disagree silently (Busa-Fekete et al. 2012,
+Sec. 3: "the order of two elements with the same score depends on the
+implementation of the sorting algorithm"), so the tie rule is an explicit
+option everywhere:
+
+``"stable"``
+    input order (a stable sort: LightGBM, Python's ``sorted``, Perl's sort).
+``"pessimistic"`` / ``"optimistic"``
+    tied documents worst-first / best-first by label: the lower / upper
+    bound over all tie orders.
+``"docid"``
+    by document id as byte strings (C ``strcmp``), the direction given by
+    ``docid_order`` ("descending" is trec_eval's rule, checked against
+    pytrec_eval in ``tests/metrics/test_conformance.py``).
+``"average"``
+    not an order but an expectation over all orders of each tie group; see
+    :func:`tie_groups` (used by :func:`evalrank.metrics.dcg.dcg`).
+"""
 
 from __future__ import annotations
 
@@ -6,19 +25,66 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["rank_order", "positions"]
+__all__ = ["TIES", "rank_order", "positions", "tie_groups", "round_scores"]
+
+TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
 
 
-def rank_order(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def round_scores(scores: np.ndarray, precision: str | None) -> np.ndarray:
+    """Scores as the tool sees them: ``None`` keeps float64, ``"float32"``
+    rounds to single precision first (XGBoost stores margins as float32, so
+    scores closer than its resolution tie there)."""
+    if precision is None or precision == "float64":
+        return scores
+    if precision == "float32":
+        return scores.astype(np.float32).astype(np.float64)
+    raise ValueError(f"precision must be None, 'float64' or 'float32', got {precision!r}")
+
+
+def _docid_codes(doc_ids, n: int) -> np.ndarray:
+    if doc_ids is None:
+        raise ValueError("ties='docid' needs doc_ids (one id per document)")
+    ids = np.asarray(doc_ids)
+    if ids.shape != (n,):
+        raise ValueError(f"doc_ids must have shape ({n},), got {ids.shape}")
+    if ids.dtype.kind in "iu":
+        ids = ids.astype(str)  # trec_eval compares ids as strings
+    elif ids.dtype.kind not in "US" and ids.dtype != object:
+        raise TypeError(f"doc_ids must be strings or integers, got dtype {ids.dtype}")
+    # np.unique sorts str by code point == strcmp order on UTF-8/ASCII bytes
+    _, codes = np.unique(ids.astype(str), return_inverse=True)
+    return codes.ravel().astype(np.int64)
+
+
+def rank_order(scores: np.ndarray, offsets: np.ndarray, *, ties: str = "stable", labels=None,
+               doc_ids=None, docid_order: str = "descending") -> np.ndarray:
     """Row permutation listing each query's documents by descending score.
 
-    Queries stay in their order; ties keep the input order (a stable sort), so
-    the result is deterministic. Returns int64 indices of length ``n_docs``.
+    Queries stay in their order. ``ties`` orders tied scores (module
+    docstring; ``"average"`` sorts like ``"stable"``: the averaging happens in
+    the measure). ``labels`` is needed for pessimistic/optimistic, ``doc_ids``
+    for docid. Returns int64 indices of length ``n_docs``. One ``lexsort`` of
+    the whole pool, no per-query loop.
     """
+    scores = np.asarray(scores)
     n = scores.shape[0]
     seg = segment_ids(offsets)
-    # lexsort: last key is primary -> (query, -score, input position)
-    return np.lexsort((np.arange(n), -scores, seg))
+    if ties in ("stable", "average"):
+        # lexsort is stable and its last key is primary -> (query, -score, input position)
+        return np.lexsort((-scores, seg))
+    if ties in ("pessimistic", "optimistic"):
+        if labels is None:
+            raise ValueError(f"ties={ties!r} needs the labels")
+        lab = np.asarray(labels, dtype=np.float64)
+        return np.lexsort((lab if ties == "pessimistic" else -lab, -scores, seg))
+    if ties == "docid":
+        codes = _docid_codes(doc_ids, n)
+        if docid_order == "descending":
+            codes = -codes
+        elif docid_order != "ascending":
+            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
+        return np.lexsort((codes, -scores, seg))
+    raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
 
 
 def positions(offsets: np.ndarray) -> np.ndarray:
@@ -26,3 +92,17 @@ def positions(offsets: np.ndarray) -> np.ndarray:
     n = int(offsets[-1])
     seg = segment_ids(offsets)
     return np.arange(n, dtype=np.int64) - offsets[:-1][seg]
+
+
+def tie_groups(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Group id of each row of a query-sorted array: rows of one query with
+    equal scores share a group; ids count up from 0 in row order."""
+    n = sorted_scores.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    new[1:] = sorted_scores[1:] != sorted_scores[:-1]
+    starts = offsets[:-1][np.diff(offsets) > 0]
+    new[starts] = True
+    return np.cumsum(new) - 1
