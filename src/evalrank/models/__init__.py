@@ -223,6 +223,10 @@ class FeatureTransform:
 class RankingModel:
     """Base class: grid search by validation NDCG@10, chunked prediction.
 
+    ``convention`` (a preset of :mod:`evalrank.metrics.conventions`, default
+    None = exp gain, empty 0, pad) is the NDCG convention of every training
+    and model-selection step: :meth:`metric`.
+
     Subclasses set ``name``, ``param_names`` (tunable constructor arguments)
     and implement ``_prepare(train, vali, candidates)`` (optional), ``_fit_one(params) -> state``,
     ``_predict_state(state, X, want_proba) -> (scores, proba or None)`` and
@@ -239,10 +243,14 @@ class RankingModel:
     #: grid points may be fitted concurrently in threads (linear models).
     _parallel_grid: bool = False
 
-    def __init__(self, *, n_grades: int = N_GRADES, **params):
+    def __init__(self, *, n_grades: int = N_GRADES, convention: str | None = None, **params):
         if isinstance(n_grades, bool) or not isinstance(n_grades, (int, np.integer)) or n_grades < 2:
             raise ValueError(f"n_grades must be an integer >= 2, got {n_grades!r}")
         self.n_grades = int(n_grades)
+        from evalrank.metrics.conventions import resolve
+
+        resolve(convention)  # validates the name
+        self.convention = convention
         unknown = set(params) - set(self.param_names)
         if unknown:
             raise TypeError(f"{type(self).__name__} got unknown parameter(s) {sorted(unknown)}; "
@@ -292,7 +300,6 @@ class RankingModel:
         return self
 
     def _fit_grid(self, train, vali, candidates):
-        from evalrank.metrics import ndcg
         from evalrank.progress import progress
 
         self._prepare(train, vali, candidates)
@@ -300,7 +307,7 @@ class RankingModel:
         def evaluate(params):
             state = self._fit_one(train, vali, params)
             scores, _ = self._predict_chunked(state, vali.features, False)
-            value = float(np.mean(ndcg(scores, vali.labels, vali.offsets, k=10)))
+            value = float(np.nanmean(self.metric(scores, vali.labels, vali.offsets)))
             return state, value
 
         desc = f"{self.name}: grid"
@@ -326,6 +333,16 @@ class RankingModel:
         self.state_ = best_state
         self._finalize(train, vali)
         self._cleanup()
+
+    def metric(self, scores, labels, offsets, k: int = 10) -> np.ndarray:
+        """Per-query NDCG@k under the model's training ``convention``: the
+        measure that model selection, early stopping and the listwise
+        learners optimize (Busa-Fekete et al. 2012, Sec. 5). The mean over
+        queries is a nan-mean, so ``empty="skip"``-style conventions leave
+        empty queries out."""
+        from evalrank.metrics import ndcg
+
+        return ndcg(scores, labels, offsets, k, convention=self.convention)
 
     # hooks ------------------------------------------------------------------
     def _prepare(self, train: Collection, vali: Collection, candidates: list[dict]) -> None:
