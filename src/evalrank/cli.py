@@ -36,8 +36,11 @@ def cmd_synthesize(a):
         mean_docs=a.mean_docs,
         p_no_relevant=a.p_no_relevant,
         n_features=a.n_features,
+        p_small=a.p_small,
+        max_docs=a.max_docs,
+        **({"grade_marginals": tuple(a.grade_marginals)} if a.grade_marginals else {}),
     )
-    _log(f"wrote synthetic MSLR-like layout under {a.root}")
+    _log(f"wrote synthetic LETOR layout under {a.root}")
 
 
 def cmd_download(a):
@@ -279,10 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--mean-docs", type=float, default=120.0)
     s.add_argument("--p-no-relevant", type=float, default=0.03)
     s.add_argument("--n-features", type=int, default=136)
+    s.add_argument("--p-small", type=float, default=0.06)
+    s.add_argument("--max-docs", type=int, default=1251)
+    s.add_argument("--grade-marginals", type=float, nargs="+", help="share of grades 0..max_grade")
     s.set_defaults(func=cmd_synthesize)
 
     s = sub.add_parser("download", help="download (resumable, checksummed) and extract a registered dataset")
-    s.add_argument("--dataset", required=True, help="mslr-web30k or mslr-web10k")
+    s.add_argument("--dataset", required=True, help="mslr-web30k, mslr-web10k or mq2008")
     s.add_argument("--root", required=True)
     s.add_argument("--url")
     s.add_argument("--sha256")

@@ -105,6 +105,11 @@ def validate_config(config: dict, schema: str | Path | None = None) -> dict:
 def _cross_checks(config: dict) -> list[tuple[str, str]]:
     """Constraints between keys that a JSON schema cannot express."""
     problems = []
+    ds = config.get("dataset", {})
+    marg = ds.get("synthetic", {}).get("grade_marginals")
+    if marg is not None and ds.get("max_grade") is not None and len(marg) != ds["max_grade"] + 1:
+        problems.append(("dataset.synthetic.grade_marginals",
+                         f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
     act = config.get("active", {})
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):

@@ -378,3 +378,43 @@ def test_fetch_dataset_local_only_checks(tmp_path):
         fetch_dataset(spec, tmp_path)
     with pytest.raises(TypeError, match="DatasetSpec"):
         fetch_dataset("mslr-web30k", tmp_path)
+
+
+def test_rar_archive_without_a_tool_says_what_to_do(tmp_path, monkeypatch):
+    """LETOR 4.0 ships .rar files: with no unrar/7z/bsdtar the error names the
+    tools and the layout to create by hand."""
+    import shutil
+
+    from evalrank.data import download as dl
+
+    archive = tmp_path / "MQ2008.rar"
+    archive.write_bytes(b"Rar!\x1a\x07\x00")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(dl.ArchiveError, match=r"none of unrar, 7z or bsdtar.*Fold1\.\.Fold5"):
+        dl.extract(archive, tmp_path / "out")
+
+
+def test_rar_archive_through_a_tool_moves_matching_members(tmp_path, monkeypatch):
+    """The external-tool path: a stand-in 'unrar' (a shell script that lays
+    out MQ2008's folders) is found on PATH; matching members land in root."""
+    import os
+
+    from evalrank.data import download as dl
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    tool = bindir / "unrar"
+    tool.write_text("#!/bin/sh\n"
+                    "dest=\"$5\"\n"
+                    "mkdir -p \"$dest/MQ2008/Fold1\"\n"
+                    "echo '2 qid:10 1:0.5 # docid = GX1' > \"$dest/MQ2008/Fold1/train.txt\"\n"
+                    "echo 'x' > \"$dest/MQ2008/readme.txt\"\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    archive = tmp_path / "MQ2008.rar"
+    archive.write_bytes(b"Rar!")
+    out = tmp_path / "root"
+    got = dl.extract(archive, out)
+    assert got == [out / "Fold1" / "train.txt"]
+    assert (out / "Fold1" / "train.txt").read_text().startswith("2 qid:10")
+    assert not any(p.name.startswith(".unrar-") for p in out.iterdir())  # scratch folder removed

@@ -9,7 +9,9 @@ if SPEC.kind == "synthetic":
             root=DATA_ROOT,
             seed=config["seed"],
             n_features=DS["n_features"],
-            **DS["synthetic"],
+            marginals=(" --grade-marginals " + " ".join(map(str, DS["synthetic"]["grade_marginals"])))
+            if DS["synthetic"].get("grade_marginals") else "",
+            **{k: v for k, v in DS["synthetic"].items() if k != "grade_marginals"},
         log:
             f"{LOGS}/synthesize.log",
         benchmark:
@@ -21,7 +23,8 @@ if SPEC.kind == "synthetic":
         shell:
             "python -m evalrank synthesize --root {params.root:q} --seed {params.seed}"
             " --queries-per-partition {params.queries_per_partition} --mean-docs {params.mean_docs}"
-            " --p-no-relevant {params.p_no_relevant} --n-features {params.n_features} 2> {log:q}"
+            " --p-no-relevant {params.p_no_relevant} --n-features {params.n_features}"
+            " --p-small {params.p_small} --max-docs {params.max_docs} {params.marginals} 2> {log:q}"
 
 elif SPEC.kind == "local":
     _missing = missing_files(DATA_ROOT, SPEC)
@@ -32,7 +35,7 @@ elif SPEC.kind == "local":
         )
 
 elif missing_files(DATA_ROOT, SPEC):
-    # Downloaded kinds (mslr-web30k, mslr-web10k): only defined while the layout is
+    # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008): only defined while the layout is
     # incomplete, so an already extracted copy is never re-downloaded.
 
     rule download:

@@ -5,7 +5,7 @@ Every dataset the workflow can use lives on disk as ``root/Fold{k}/{split}.txt``
 
 ``download``
     an archive fetched from ``url`` (checked against ``sha256``) and extracted
-    by :mod:`evalrank.data.download` (MSLR-WEB30K, MSLR-WEB10K);
+    by :mod:`evalrank.data.download` (MSLR-WEB30K, MSLR-WEB10K, LETOR 4.0 MQ2008);
 ``local``
     a folder the user already has (``path``, ``n_features`` and ``max_grade``
     come from the workflow config);
@@ -40,6 +40,7 @@ __all__ = [
 
 KINDS = ("download", "local", "synthetic")
 MSLR_HOMEPAGE = "https://www.microsoft.com/en-us/research/project/mslr/"
+LETOR_HOMEPAGE = "https://www.microsoft.com/en-us/research/project/letor-learning-rank-information-retrieval/"
 WORKFLOW_COMMAND = "snakemake --configfile config/paper.yaml"
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -195,6 +196,19 @@ DATASETS: dict[str, DatasetSpec] = {
             n_features=136,
             max_grade=4,
             homepage=MSLR_HOMEPAGE,
+        ),
+        DatasetSpec(
+            # LETOR 4.0 MQ2008 (Qin & Liu 2013): 784 queries, 46 features, grades 0-2, five folds
+            # of the same rotation as MSLR. Microsoft publishes no checksum for it; pin one with
+            # dataset.sha256 once you have verified a copy.
+            name="mq2008",
+            kind="download",
+            url="https://research.microsoft.com/en-us/um/beijing/projects/letor/LETOR4.0/Data/MQ2008.rar",
+            sha256=None,
+            archive="MQ2008.rar",
+            n_features=46,
+            max_grade=2,
+            homepage=LETOR_HOMEPAGE,
         ),
         DatasetSpec(name="local", kind="local"),
         DatasetSpec(name="synthetic", kind="synthetic", n_features=136, max_grade=4),

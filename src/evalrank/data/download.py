@@ -349,6 +349,8 @@ def extract(
     pattern = _compile_pattern(members_pattern)
     if not archive.is_file():
         raise FileNotFoundError(f"archive {archive.absolute()} does not exist")
+    if archive.suffix.lower() == ".rar":
+        return _extract_rar(archive, out_dir, pattern)
     try:
         with zipfile.ZipFile(archive) as zf:
             plan = _plan_members(zf, pattern, archive)
@@ -357,6 +359,55 @@ def extract(
         raise ArchiveError(
             f"{archive.absolute()} is not a valid zip archive ({exc}); delete it and download it again"
         ) from exc
+
+
+RAR_TOOLS = (("unrar", ["x", "-o+", "-idq"]), ("7z", ["x", "-y", "-bd"]), ("bsdtar", ["-xf"]))
+
+
+def _extract_rar(archive: Path, out_dir: Path, pattern: re.Pattern) -> list[Path]:
+    """RAR archives (LETOR 4.0's MQ2007/MQ2008) through the first of unrar, 7z
+    or bsdtar on PATH: unpacked into a scratch folder under ``out_dir``, then
+    the members matching ``pattern`` are moved into place (atomic renames on
+    one file system)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    for tool, args in RAR_TOOLS:
+        exe = shutil.which(tool)
+        if exe is None:
+            continue
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out_dir, prefix=".unrar-") as tmp:
+            if tool == "7z":
+                cmd = [exe, *args, f"-o{tmp}", str(archive.absolute())]
+            elif tool == "bsdtar":
+                cmd = [exe, *args, str(archive.absolute()), "-C", tmp]
+            else:
+                cmd = [exe, *args, str(archive.absolute()), tmp + os.sep]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise ArchiveError(f"{tool} could not extract {archive.absolute()}: {done.stderr.strip()[-500:]}")
+            moved = []
+            for path in sorted(Path(tmp).rglob("*.txt")):
+                rel = path.relative_to(tmp).as_posix()
+                parts = rel.split("/")
+                for strip in range(len(parts)):
+                    tail = "/".join(parts[strip:])
+                    if pattern.match(tail):
+                        dest = out_dir / tail
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(path, dest)
+                        moved.append(dest)
+                        break
+            if not moved:
+                raise ArchiveError(f"{archive.absolute()} has no member matching {pattern.pattern!r}")
+            return sorted(moved)
+    raise ArchiveError(
+        f"{archive.absolute()} is a RAR archive and none of unrar, 7z or bsdtar is on PATH. Install one "
+        f"(e.g. `apt install unrar` or `apt install libarchive-tools`), or extract it by hand "
+        f"so that {out_dir.absolute()}/Fold1..Fold5/{{train,vali,test}}.txt exist, then re-run."
+    )
 
 
 def _compile_pattern(members_pattern) -> re.Pattern:
