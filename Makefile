@@ -14,7 +14,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workflow,test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workflow,test,peers]'
 	touch $(STAMP)
 
 run: $(STAMP)

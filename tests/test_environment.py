@@ -1,4 +1,4 @@
-"""environment.yml must mirror pyproject.toml (runtime deps + workflow/test extras)."""
+"""environment.yml must mirror pyproject.toml (runtime deps + workflow/test/peers extras)."""
 
 import re
 import tomllib
@@ -17,7 +17,7 @@ def norm(req: str) -> str:
 def test_environment_matches_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = set(map(norm, project["dependencies"]))
-    for extra in ("workflow", "test"):
+    for extra in ("workflow", "test", "peers"):
         wanted |= set(map(norm, project["optional-dependencies"][extra]))
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d)

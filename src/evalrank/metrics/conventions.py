@@ -39,7 +39,8 @@ are no longer downloadable; behaviour from the paper's Sec. 3):
 * ``trec`` -- trec_eval (``ndcg_cut.k``): **linear** gain (the label
   itself; relabel 0,1,2 -> 0,1,3 for exp gains, or pass ``gain="exp"``),
   empty 0, short pad, ties by document id in *descending* strcmp order
-  (trec_eval sorts by score, then docno, both decreasing).
+  (trec_eval sorts by score, then docno, both decreasing), scores compared
+  in **float32** (pytrec_eval: 1.0 and 1.0 + 1e-8 tie; 1.0 + 1e-7 does not).
 
 The Perl/Python/Java scripts rank ties by their language's built-in sort;
 Busa-Fekete et al. call the result implementation dependent. Their presets
@@ -55,6 +56,13 @@ and the audit table ``results/<dataset>/ndcg/tool_conventions.csv``):
 * ``xgboost`` -- XGBoost ``ndcg@k``: exp gain, empty **1.0** (``ndcg@k-``
   gives 0: pass ``empty=0.0``), short pad, scores rounded to **float32**,
   ties stable.
+
+Not presets, because no rule reproduces their tie order: ranx (linear
+``ndcg@k`` / exp ``ndcg_burges@k``, empty 0, pad, float64) orders ties by
+numba's unstable ``np.argsort(-scores)`` (input order up to 15 documents,
+permuted from 16), and ``ndcg_score(ignore_ties=True)`` by NumPy's
+``argsort(s)[::-1]``; on tie-free scores they equal ``trec`` with
+``precision=None`` (and ``gain="exp"`` for ndcg_burges) and ``sklearn``.
 
 Explicit keyword options override a preset: ``ndcg(..., convention="trec",
 gain="exp")`` is trec_eval on exponentially relabelled qrels.
@@ -76,7 +84,7 @@ DEFAULTS = types.MappingProxyType(dict(gain="exp", discount="log2", empty=0.0, s
 _EXP_STANDARD = dict(gain="exp", empty=0.0, short="pad", ties="stable")
 
 CONVENTIONS = types.MappingProxyType({
-    "trec": dict(gain="linear", empty=0.0, short="pad", ties="docid", docid_order="descending"),
+    "trec": dict(gain="linear", empty=0.0, short="pad", ties="docid", docid_order="descending", precision="float32"),
     "ranklib": dict(_EXP_STANDARD, short="truncate-ideal"),
     "letor3": dict(_EXP_STANDARD),
     "letor4": dict(_EXP_STANDARD, short="zero"),

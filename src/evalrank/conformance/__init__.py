@@ -1,0 +1,1 @@
+"""Conformance checks of evalrank's measures against external evaluation tools (peers)."""
