@@ -263,6 +263,65 @@ def cmd_active_summary(a):
     _log("savings:\n" + sav.to_string(index=False))
 
 
+# -- NDCG conventions (Busa-Fekete et al. 2012) --------------------------------
+def _partition_map(paths):
+    import re
+
+    out = {}
+    for path in paths:
+        m = re.search(r"S(\d)\.npz$", str(path))
+        if not m:
+            raise ValueError(f"partition file names must end in S<k>.npz, got {path}")
+        out[int(m.group(1))] = path
+    return out
+
+
+def cmd_ndcg_train(a):
+    from evalrank.ndcgstudy.folds import letor_fold
+    from evalrank.ndcgstudy.runs import save_run, train_and_score
+
+    train, vali, test = letor_fold(_partition_map(a.partitions), a.fold, max_train_queries=a.max_train_queries,
+                                   seed=a.seed)
+    _log(f"{a.learner} trained with {a.convention} on fold {a.fold}: {train.n_queries} train / "
+         f"{vali.n_queries} vali / {test.n_queries} test queries")
+    result = train_and_score(a.learner, a.convention, train, vali, test, grid=json.loads(a.grid),
+                             params=json.loads(a.params), seed=a.seed, n_jobs=a.threads)
+    save_run(a.output, test, result, {"learner": a.learner, "convention": a.convention, "fold": a.fold})
+    _log(f"fit {result['fit_seconds']:.1f} s, best {result['best_params']}, vali NDCG@10 {result['vali_ndcg10']:.4f}")
+
+
+def cmd_ndcg_report(a):
+    from evalrank import io
+    from evalrank.ndcgstudy import report
+    from evalrank.ndcgstudy.runs import load_run
+    from evalrank.plots.ndcg import plot_fig1, plot_fig2
+
+    out = Path(a.out_dir)
+    runs = [tuple(reversed(load_run(p))) for p in a.runs]
+    pq = report.per_query(runs, max_k=a.k)
+    cur = report.curves(pq)
+    io.write_table(cur, out / "curves.csv")
+    io.write_table(pq[pq["k"] == a.k], out / f"per_query_ndcg{a.k}.csv")
+    order = report.ordering(pq, train_convention=a.reference, reference=a.reference, k=a.k)
+    io.write_table(order, out / "ordering.csv")
+    io.write_table(report.claims(pq, reference=a.reference, k=a.k), out / "claims.csv")
+    plot_fig1(cur, a.fig1_learners, a.train_conventions, a.eval_conventions, out / "fig1.png",
+              title="Fig. 1: NDCG@k by evaluation (columns) and training (curves) convention")
+    plot_fig2(cur, a.learners, a.reference, a.eval_conventions, out / "fig2.png",
+              title="Fig. 2: six learners trained with trec/ranklib, evaluated with each convention")
+    _log("ordering:\n" + order[["eval_convention", "rank", "learner", "mean_ndcg", "p_value"]].to_string(index=False))
+
+
+def cmd_ndcg_audit(a):
+    from evalrank import io
+    from evalrank.conformance.audit import audit_table
+
+    table = audit_table()
+    io.write_table(table, a.output)
+    cols = ["tool", "measure", "gain", "empty", "short", "ties", "precision", "evalrank_preset"]
+    _log("tool conventions:\n" + table[cols].to_string(index=False))
+
+
 def cmd_validate_config(a):
     from evalrank.config import load_config
 
@@ -382,6 +441,34 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--train-size-budget", type=float, required=True)
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_active_summary)
+
+    s = sub.add_parser("ndcg-train", help="Busa-Fekete Sec. 5: train one learner under one NDCG convention")
+    s.add_argument("--partitions", nargs="+", required=True, help="parsed S1..S5 .npz files")
+    s.add_argument("--fold", type=int, required=True)
+    s.add_argument("--learner", required=True)
+    s.add_argument("--convention", required=True)
+    s.add_argument("--grid", default="{}", help="JSON {param: [values]}")
+    s.add_argument("--params", default="{}", help="JSON {param: value}: fixed constructor parameters")
+    s.add_argument("--max-train-queries", type=int)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_ndcg_train)
+
+    s = sub.add_parser("ndcg-report", help="Busa-Fekete Figs. 1-2, ordering.csv, claims.csv from the runs")
+    s.add_argument("--runs", nargs="+", required=True)
+    s.add_argument("--out-dir", required=True)
+    s.add_argument("--k", type=int, default=10)
+    s.add_argument("--reference", default="ranklib")
+    s.add_argument("--learners", nargs="+", required=True)
+    s.add_argument("--fig1-learners", nargs="+", required=True)
+    s.add_argument("--train-conventions", nargs="+", required=True)
+    s.add_argument("--eval-conventions", nargs="+", required=True)
+    s.set_defaults(func=cmd_ndcg_report)
+
+    s = sub.add_parser("ndcg-audit", help="run every installed NDCG tool on crafted cases: tool_conventions.csv")
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_ndcg_audit)
 
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")
