@@ -14,6 +14,7 @@ One implementation for the package: :mod:`evalrank.active` uses
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from evalrank.data.collection import segment_ids
@@ -82,6 +83,76 @@ def dcg_sorted(gains_sorted: np.ndarray, offsets: np.ndarray, k: int | None, dis
     return np.bincount(segment_ids(offsets), weights=contrib, minlength=len(offsets) - 1)
 
 
+#: cut-offs up to this use the per-query top-k selection kernel
+TOPK_MAX = 64
+
+
+@numba.njit(inline="always")
+def _before(s_a, t_a, i_a, s_b, t_b, i_b):
+    """Does document a rank before b: higher score, then smaller tie key, then smaller index."""
+    if s_a != s_b:
+        return s_a > s_b
+    if t_a != t_b:
+        return t_a < t_b
+    return i_a < i_b
+
+
+@numba.njit(parallel=True, cache=True)
+def _topk_dcg(scores, tiekey, gains, offsets, k, disc):
+    """Per-query DCG@k by a top-k selection (insertion into a sorted buffer of
+    k entries): O(n + k log-ish) per query instead of a sort of the list."""
+    nq = offsets.shape[0] - 1
+    out = np.zeros(nq)
+    for q in numba.prange(nq):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        m = min(k, n)
+        if m == 0:
+            continue
+        buf = np.empty(m, dtype=np.int64)
+        filled = 0
+        for i in range(lo, lo + n):
+            if filled == m:
+                w = buf[m - 1]
+                if not _before(scores[i], tiekey[i], i, scores[w], tiekey[w], w):
+                    continue
+                pos = m - 1
+            else:
+                pos = filled
+                filled += 1
+            while pos > 0:
+                p = buf[pos - 1]
+                if _before(scores[i], tiekey[i], i, scores[p], tiekey[p], p):
+                    buf[pos] = p
+                    pos -= 1
+                else:
+                    break
+            buf[pos] = i
+        total = 0.0
+        for r in range(m):
+            total += gains[buf[r]] * disc[r]
+        out[q] = total
+    return out
+
+
+def _tie_key(ties, n, labels, doc_ids, docid_order):
+    from evalrank.metrics.ranking import _docid_codes
+
+    if ties == "stable":
+        return np.zeros(n)
+    if ties in ("pessimistic", "optimistic"):
+        if labels is None:
+            raise ValueError(f"ties={ties!r} needs the labels")
+        lab = np.asarray(labels, dtype=np.float64)
+        return lab if ties == "pessimistic" else -lab
+    if ties == "docid":
+        if docid_order not in ("ascending", "descending"):
+            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
+        codes = _docid_codes(doc_ids, n).astype(np.float64)
+        return -codes if docid_order == "descending" else codes
+    return None
+
+
 def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", labels=None, doc_ids=None,
                docid_order="descending") -> np.ndarray:
     """Per-query DCG@k of ``gains`` ranked by ``scores`` under a tie rule
@@ -92,6 +163,13 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     the group adds ``mean gain x sum of the (cut) discounts of the positions
     it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
     """
+    if k is not None and k <= TOPK_MAX and ties != "average":
+        key = _tie_key(ties, scores.shape[0], labels, doc_ids, docid_order)
+        if key is not None:
+            disc = discount_values(np.arange(1, k + 1), discount)
+            return _topk_dcg(np.ascontiguousarray(scores, dtype=np.float64), key,
+                             np.ascontiguousarray(gains, dtype=np.float64), np.asarray(offsets, dtype=np.int64),
+                             int(k), disc)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     g = gains[order]
     disc = _cut_discount(offsets, k, discount)
