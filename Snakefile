@@ -20,6 +20,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/active.smk"
+include: "workflow/rules/ndcg.smk"
 
 
 rule all:
@@ -27,4 +28,5 @@ rule all:
         dataset_outputs(),
         model_outputs(),
         active_outputs(),
+        ndcg_outputs(),
     default_target: True

@@ -111,6 +111,14 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
         problems.append(("dataset.synthetic.grade_marginals",
                          f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
     act = config.get("active", {})
+    if act.get("enabled", True) and not config.get("models", {}).get("enabled", True):
+        problems.append(("active.enabled", "the active stage needs the models stage (models.enabled: true)"))
+    nd = config.get("ndcg", {})
+    extra = [m for m in nd.get("fig1_learners", []) if m not in nd.get("learners", [])]
+    if extra:
+        problems.append(("ndcg.fig1_learners", f"{extra} must also be in ndcg.learners"))
+    if nd.get("reference") is not None and nd.get("reference") not in nd.get("train_conventions", [nd.get("reference")]):
+        problems.append(("ndcg.reference", f"{nd['reference']!r} must be one of ndcg.train_conventions"))
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
         problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))

@@ -45,6 +45,8 @@ def dataset_outputs():
 
 
 def model_outputs():
+    if not config["models"]["enabled"]:
+        return []
     return expand(
         [f"{RESULTS}/fold{{fold}}/quality/quality.csv", f"{RESULTS}/fold{{fold}}/quality/quality.png"],
         fold=FOLDS,
