@@ -75,7 +75,7 @@ def test_schema_grid_parameters_are_the_models_parameters():
     from evalrank.models.zoo import MODELS, PAPER_GRIDS, default_grids
 
     schema = yaml.safe_load(schema_path().read_text())
-    grids = schema["properties"]["models"]["properties"]["grids"]["properties"]
+    grids = schema["$defs"]["model_grids"]["properties"]  # models.grids and ndcg.grids both use it
     assert set(grids) == set(MODELS)
     for name, cls in MODELS.items():
         assert set(grids[name]["propertyNames"]["enum"]) == set(cls.param_names), name
@@ -89,6 +89,6 @@ def test_shipped_grids_build_models(path):
     from evalrank.models.zoo import MODELS
 
     cfg = load_config(ROOT / path)
-    for name, grid in cfg["models"]["grids"].items():
+    for name, grid in list(cfg["models"]["grids"].items()) + list(cfg["ndcg"]["grids"].items()):
         points = expand_grid(grid, MODELS[name].param_names)
         assert points and all(set(p) <= set(MODELS[name].param_names) for p in points)

@@ -45,6 +45,10 @@ SMALL = {
     "ordered_logit": ({}, {"alpha": [1.0, 10.0]}),
     "ranksvm": ({"max_pairs": 3000}, {"C": [0.01, 0.1]}),
     "lambdamart": ({"num_boost_round": 40, "early_stopping_rounds": 10}, {"num_leaves": [7], "learning_rate": [0.1, 0.3]}),
+    "adarank": ({"max_rounds": 30}, {"tolerance": [0.002, 1.0]}),
+    "coordinate_ascent": ({"n_restarts": 2, "n_iterations": 5}, {"step_base": [0.001, 0.01]}),
+    "ranknet": ({"max_epochs": 10}, {"hidden_units": [10]}),
+    "rankboost": ({"max_rounds": 30}, {"n_thresholds": [32]}),
 }
 
 
@@ -235,7 +239,8 @@ def test_sample_pairs_uniform_valid_and_capped(data):
 
 # -- zoo and argument checks ------------------------------------------------------
 def test_zoo_registry_and_grids():
-    assert list(zoo.MODELS) == ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"]
+    assert list(zoo.MODELS) == ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart", "adarank",
+                                "coordinate_ascent", "ranknet", "rankboost"]
     grids = zoo.default_grids()
     assert set(grids) == set(zoo.MODELS) == set(zoo.PAPER_GRIDS)
     for name, grid in list(grids.items()) + list(zoo.PAPER_GRIDS.items()):

@@ -25,7 +25,7 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["TIES", "rank_order", "positions", "tie_groups", "round_scores"]
+__all__ = ["TIES", "rank_order", "positions", "position_ids", "tie_groups", "round_scores"]
 
 TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
 
@@ -92,6 +92,14 @@ def positions(offsets: np.ndarray) -> np.ndarray:
     n = int(offsets[-1])
     seg = segment_ids(offsets)
     return np.arange(n, dtype=np.int64) - offsets[:-1][seg]
+
+
+def position_ids(offsets: np.ndarray) -> np.ndarray:
+    """Document ids from the row within the query, zero-padded so that
+    strcmp order is row order (for ``ties="docid"`` on data without ids)."""
+    sizes = np.diff(offsets)
+    width = len(str(max(int(sizes.max(initial=1)) - 1, 0)))
+    return np.char.zfill(positions(offsets).astype(str), width)
 
 
 def tie_groups(sorted_scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:

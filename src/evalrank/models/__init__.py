@@ -341,8 +341,14 @@ class RankingModel:
         queries is a nan-mean, so ``empty="skip"``-style conventions leave
         empty queries out."""
         from evalrank.metrics import ndcg
+        from evalrank.metrics.conventions import resolve
 
-        return ndcg(scores, labels, offsets, k, convention=self.convention)
+        doc_ids = None
+        if resolve(self.convention)["ties"] == "docid":  # trec_eval's rule; ids = row within the query
+            from evalrank.metrics.ranking import position_ids
+
+            doc_ids = position_ids(np.asarray(offsets, dtype=np.int64))
+        return ndcg(scores, labels, offsets, k, convention=self.convention, doc_ids=doc_ids)
 
     # hooks ------------------------------------------------------------------
     def _prepare(self, train: Collection, vali: Collection, candidates: list[dict]) -> None:

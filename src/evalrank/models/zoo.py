@@ -23,10 +23,14 @@ from pathlib import Path
 
 from evalrank import io
 from evalrank.models import RankingModel
+from evalrank.models.adarank import AdaRankModel
+from evalrank.models.coordinate_ascent import CoordinateAscentModel
 from evalrank.models.forest import RandomForestModel
 from evalrank.models.lambdamart import LambdaMARTModel
 from evalrank.models.ordered_logit import OrderedLogitModel
 from evalrank.models.ordinal_forest import OrdinalForestModel
+from evalrank.models.rankboost import RankBoostModel
+from evalrank.models.ranknet import RankNetModel
 from evalrank.models.ranksvm import RankSVMModel
 
 __all__ = ["MODELS", "make_model", "default_grids", "PAPER_GRIDS", "save_model", "load_model"]
@@ -38,6 +42,11 @@ MODELS: dict[str, type[RankingModel]] = {
     "ordered_logit": OrderedLogitModel,
     "ranksvm": RankSVMModel,
     "lambdamart": LambdaMARTModel,
+    # Busa-Fekete et al. (2012), Sec. 4: the LTR zoo of the NDCG-conventions study
+    "adarank": AdaRankModel,
+    "coordinate_ascent": CoordinateAscentModel,
+    "ranknet": RankNetModel,
+    "rankboost": RankBoostModel,
 }
 
 _DEFAULT_GRIDS = {
@@ -50,6 +59,11 @@ _DEFAULT_GRIDS = {
     # liblinear C against a sum of hinge losses over <= 100k pairs
     "ranksvm": {"C": [1e-5, 1e-4, 1e-3, 1e-2]},
     "lambdamart": {"num_leaves": [15, 63], "learning_rate": [0.05, 0.1]},
+    # RankLib's tolerance rule on / off (1.0 = never stop on a training drop)
+    "adarank": {"tolerance": [0.002, 1.0]},
+    "coordinate_ascent": {"log1p": ["auto", "none"]},
+    "ranknet": {"hidden_units": [10, 50]},
+    "rankboost": {},  # rounds by early stopping
 }
 
 #: Larger grids for full-size runs (set the fixed parameters with make_model,
@@ -61,6 +75,12 @@ PAPER_GRIDS = {
     "ranksvm": {"C": [1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1], "max_pairs": [1_000_000]},
     "lambdamart": {"num_leaves": [15, 31, 63, 127], "learning_rate": [0.02, 0.05, 0.1],
                    "min_data_in_leaf": [20, 100]},
+    # Busa-Fekete et al. (2012), Sec. 4: R = 30 restarts x T = 100 iterations; RankNet 1-3 hidden
+    # layers of 10-500 units; boosting rounds by early stopping
+    "adarank": {"max_rounds": [500], "patience": [100], "tolerance": [0.002, 1.0]},
+    "coordinate_ascent": {"n_restarts": [30], "n_iterations": [100]},
+    "ranknet": {"hidden_layers": [1, 2, 3], "hidden_units": [10, 100, 500]},
+    "rankboost": {"max_rounds": [1000], "n_thresholds": [256]},
 }
 
 
