@@ -357,9 +357,9 @@ def cmd_ndcg(a):
         scores = np.loadtxt(a.scores, dtype=np.float64, ndmin=1)
         if scores.shape != (c.n_docs,):
             raise ValueError(f"{a.scores} has {scores.size} scores but {a.letor} has {c.n_docs} documents")
-        from evalrank.ndcgstudy.runs import test_doc_ids
+        from evalrank.ndcgstudy.runs import run_doc_ids
 
-        values = ndcg(scores, c.labels, c.offsets, cut, convention=a.convention, doc_ids=test_doc_ids(c), **opts)
+        values = ndcg(scores, c.labels, c.offsets, cut, convention=a.convention, doc_ids=run_doc_ids(c), **opts)
         qids = c.qids.astype(str)
         notes = []
     else:

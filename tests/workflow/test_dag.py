@@ -97,6 +97,17 @@ def test_outputs_exist_and_are_sane(run_one_core):
     assert (curves["n_runs"] + curves["n_undefined"] == 40).all()
     for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg"):
         assert (res / "active" / f"{f}.png").stat().st_size > 5000
+    # NDCG conventions: 2 folds x (2 fig-1 learners x 2 training conventions + ranksvm)
+    runs = sorted((res / "ndcg" / "runs").rglob("*.npz"))
+    assert len(runs) == 2 * (2 * 2 + 1)
+    order = pd.read_csv(res / "ndcg" / "ordering.csv")
+    assert set(order["learner"]) == {"adarank", "lambdamart", "ranksvm"} and len(order) == 9 * 3
+    audit = pd.read_csv(res / "ndcg" / "tool_conventions.csv")
+    assert "LETOR 4.0 (Perl)" in set(audit["tool"])
+    curves = pd.read_csv(res / "ndcg" / "curves.csv")
+    assert set(curves["k"]) == set(range(1, 11)) and (curves["folds"] == 2).all()
+    for f in ("fig1", "fig2"):
+        assert (res / "ndcg" / f"{f}.png").stat().st_size > 5000
 
 
 def test_identical_outputs_with_two_cores(run_one_core, tmp_path):

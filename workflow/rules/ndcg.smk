@@ -1,0 +1,101 @@
+# NDCG conventions (Busa-Fekete et al. 2012): the audit of today's tools on crafted
+# cases, then each learner x training convention x LETOR fold, then Figs. 1-2,
+# ordering.csv and claims.csv.
+import json
+
+NDCG = config["ndcg"]
+
+
+def ndcg_runs():
+    runs = []
+    for fold in NDCG["folds"]:
+        for learner in NDCG["learners"]:
+            convs = NDCG["train_conventions"] if learner in NDCG["fig1_learners"] else [NDCG["reference"]]
+            runs += [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz" for conv in convs]
+    return runs
+
+
+def ndcg_outputs():
+    if not NDCG["enabled"]:
+        return []
+    out = f"{RESULTS}/ndcg"
+    return [f"{out}/tool_conventions.csv", f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv",
+            f"{out}/fig1.png", f"{out}/fig2.png"]
+
+
+rule ndcg_audit:
+    output:
+        report(f"{RESULTS}/ndcg/tool_conventions.csv", caption="../report/tool_conventions.rst",
+               category="NDCG conventions"),
+    log:
+        f"{LOGS}/ndcg/audit.log",
+    benchmark:
+        f"{BENCH}/ndcg/audit.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "python -m evalrank ndcg-audit --output {output:q} 2> {log:q}"
+
+
+rule ndcg_train:
+    wildcard_constraints:
+        learner=r"[a-z_]+",
+        convention=r"[a-z0-9]+",
+    input:
+        expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),
+    output:
+        run=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.npz",
+        meta=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.json",
+    params:
+        grid=lambda w: json.dumps(NDCG["grids"].get(w.learner, {}), sort_keys=True),
+        fixed=lambda w: json.dumps(NDCG["params"].get(w.learner, {}), sort_keys=True),
+        limit=f"--max-train-queries {NDCG['max_train_queries']}" if NDCG["max_train_queries"] else "",
+        seed=config["seed"],
+    log:
+        f"{LOGS}/ndcg/train/{{learner}}_{{convention}}_fold{{fold}}.log",
+    benchmark:
+        f"{BENCH}/ndcg/train/{{learner}}_{{convention}}_fold{{fold}}.tsv"
+    threads: NDCG["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        "python -m evalrank ndcg-train --partitions {input:q} --fold {wildcards.fold}"
+        " --learner {wildcards.learner} --convention {wildcards.convention} --grid {params.grid:q}"
+        " --params {params.fixed:q} {params.limit} --seed {params.seed} --threads {threads}"
+        " --output {output.run:q} 2> {log:q}"
+
+
+rule ndcg_report:
+    input:
+        ndcg_runs(),
+    output:
+        curves=f"{RESULTS}/ndcg/curves.csv",
+        per_query=f"{RESULTS}/ndcg/per_query_ndcg{NDCG['k']}.csv",
+        ordering=report(f"{RESULTS}/ndcg/ordering.csv", caption="../report/ordering.rst",
+                        category="NDCG conventions"),
+        claims=f"{RESULTS}/ndcg/claims.csv",
+        figs=report([f"{RESULTS}/ndcg/fig1.png", f"{RESULTS}/ndcg/fig2.png"], caption="../report/ndcg.rst",
+                    category="NDCG conventions"),
+    params:
+        out=f"{RESULTS}/ndcg",
+        k=NDCG["k"],
+        ref=NDCG["reference"],
+        learners=" ".join(NDCG["learners"]),
+        fig1=" ".join(NDCG["fig1_learners"]),
+        train=" ".join(NDCG["train_conventions"]),
+        evals=" ".join(NDCG["eval_conventions"]),
+    log:
+        f"{LOGS}/ndcg/report.log",
+    benchmark:
+        f"{BENCH}/ndcg/report.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    shell:
+        "python -m evalrank ndcg-report --runs {input:q} --out-dir {params.out:q} --k {params.k}"
+        " --reference {params.ref} --learners {params.learners} --fig1-learners {params.fig1}"
+        " --train-conventions {params.train} --eval-conventions {params.evals} 2> {log:q}"
