@@ -1,5 +1,6 @@
 # Two commands do all set-up on a fresh machine (Python >= 3.11 with venv + pip):
-#   make run    install into .venv, then run the default DAG (synthetic data, no network)
+#   make run    install into .venv, then run the default DAG (synthetic MSLR-like data, then the
+#               MQ2008-like NDCG-conventions study; no network)
 #   make test   install into .venv, then run the test suite
 PYTHON ?= python3
 VENV   ?= .venv
@@ -19,6 +20,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS)
+	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) --configfile config/mq2008_synthetic.yaml $(ARGS)
 
 report: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html
