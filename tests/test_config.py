@@ -18,7 +18,8 @@ def test_defaults_are_filled():
     assert cfg["quality"]["k"] == 10
 
 
-@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "tests/workflow/tiny.yaml"])
+@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "config/mq2008.yaml",
+                                  "config/mq2008_synthetic.yaml", "tests/workflow/tiny.yaml"])
 def test_shipped_configs_validate(path):
     load_config(ROOT / path)
 
@@ -42,6 +43,13 @@ def test_shipped_configs_validate(path):
         ({"active": {"repetitions": 1}}, "active.repetitions", "minimum"),
         ({"dataset": {"kind": "synthetic"}}, "dataset.root", "is required"),
         ({"dataset": {"kind": "synthetic", "root": "x", "sha256": "abc"}}, "dataset.sha256", "does not match"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "max_grade": 2, "synthetic": {"grade_marginals": [0.5, 0.5]}}},
+         "dataset.synthetic.grade_marginals", "needs max_grade + 1 = 3 shares"),
+        ({"models": {"enabled": False}}, "active.enabled", "needs the models stage"),
+        ({"ndcg": {"learners": ["adarank", "ranksvm"]}}, "ndcg.fig1_learners", "must also be in ndcg.learners"),
+        ({"ndcg": {"reference": "trec"}}, "ndcg.reference", "must be one of ndcg.train_conventions"),
+        ({"ndcg": {"train_conventions": ["letor"]}}, "ndcg.train_conventions[0]", "is not one of"),
+        ({"ndcg": {"grids": {"adarank": {"rounds": [3]}}}}, "ndcg.grids.adarank.rounds", "unknown parameter"),
     ],
 )
 def test_bad_values_name_their_key(patch, key, fragment):
@@ -83,7 +91,8 @@ def test_schema_grid_parameters_are_the_models_parameters():
         assert set(PAPER_GRIDS[name]) <= set(cls.param_names)
 
 
-@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "tests/workflow/tiny.yaml"])
+@pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "config/mq2008.yaml",
+                                  "config/mq2008_synthetic.yaml", "tests/workflow/tiny.yaml"])
 def test_shipped_grids_build_models(path):
     from evalrank.models import expand_grid
     from evalrank.models.zoo import MODELS
