@@ -369,6 +369,16 @@ class RankingModel:
     def _cleanup(self) -> None:
         """Drop training-time caches before the model is stored."""
 
+    def _fit_calibrator(self, vali: Collection) -> None:
+        """``calibrator_``: a :class:`~evalrank.models.calibrate.GradeCalibrator`
+        (strength ``calibration_alpha``) from the fitted model's validation
+        scores to grades -- the probabilities of the score-only learners."""
+        from evalrank.models.calibrate import GradeCalibrator
+
+        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
+        scores, _ = self._predict_chunked(self.state_, vali.features, False)
+        self.calibrator_.fit(scores, vali.labels)
+
     # -- prediction ----------------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "state_"):

@@ -68,7 +68,6 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.models import RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 from evalrank.models.coordinate_ascent import (BatchMetric, check_float, check_int, check_log1p,
                                                fit_transform_informative)
 
@@ -238,9 +237,7 @@ class AdaRankModel(RankingModel):
         self.vali_curve_ = np.asarray(s["vali_curve"])
         self.stop_reason_ = s["stop"]
         self.query_weights_ = s["query_weights"]
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(self.state_, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     def _cleanup(self):
         self._cache = {}

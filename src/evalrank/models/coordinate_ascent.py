@@ -75,7 +75,6 @@ from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import discount_values, gain_values, ideal_dcg
 from evalrank.metrics.ranking import round_scores
 from evalrank.models import FeatureTransform, RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 
 __all__ = ["CoordinateAscentModel", "BatchMetric", "informative_queries", "check_int", "check_float",
            "check_log1p"]
@@ -396,9 +395,7 @@ class CoordinateAscentModel(RankingModel):
     def _finalize(self, train, vali):
         self.restarts_ = [dict(r) for r in self.state_["restarts"]]
         self.best_restart_ = self.state_["best_restart"]
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(self.state_, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     def _cleanup(self):
         self._cache = {}

@@ -32,7 +32,6 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 
 __all__ = ["LambdaMARTModel"]
 
@@ -116,9 +115,7 @@ class LambdaMARTModel(RankingModel):
 
     def _finalize(self, train, vali):
         self.best_iteration_ = self.state_["best_iteration"]
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(self.state_, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     @property
     def booster_(self):

@@ -54,7 +54,6 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 from evalrank.models.pairs import check_float, check_int, training_pairs
 
 __all__ = ["RankBoostModel", "stump_thresholds", "cell_matrix", "potential", "stump_r", "boost_alpha"]
@@ -252,9 +251,7 @@ class RankBoostModel(RankingModel):
         self.vali_curve_ = s["vali_curve"]
         self.n_pairs_ = s["n_pairs"]
         self.stumps_ = {k: s[k] for k in ("features", "thresholds", "alphas")}
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(s, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     def _cleanup(self):
         self._pairs, self._bins = {}, {}

@@ -61,7 +61,6 @@ from scipy.special import expit
 
 from evalrank import seeds
 from evalrank.models import FeatureTransform, RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 from evalrank.models.pairs import check_choice, check_float, check_int, training_pairs
 
 __all__ = ["RankNetModel", "init_net", "forward", "loss_and_grad", "pair_loss"]
@@ -258,9 +257,7 @@ class RankNetModel(RankingModel):
         self.best_epoch_ = self.state_["best_epoch"]
         self.n_epochs_ = self.state_["n_epochs"]
         self.vali_curve_ = self.state_["vali_curve"]
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(self.state_, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     def _cleanup(self):
         self._cache = {}

@@ -30,7 +30,6 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import FeatureTransform, RankingModel
-from evalrank.models.calibrate import GradeCalibrator
 
 __all__ = ["RankSVMModel", "sample_pairs", "count_pairs"]
 
@@ -165,9 +164,7 @@ class RankSVMModel(RankingModel):
 
     def _finalize(self, train, vali):
         self.n_pairs_ = self.state_["n_pairs"]
-        self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
-        scores, _ = self._predict_chunked(self.state_, vali.features, False)
-        self.calibrator_.fit(scores, vali.labels)
+        self._fit_calibrator(vali)
 
     def _cleanup(self):
         self._cache = {}
