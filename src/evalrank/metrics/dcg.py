@@ -19,7 +19,7 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.ranking import positions, rank_order, round_scores, tie_groups
+from evalrank.metrics.ranking import positions, rank_order, round_scores, tie_groups, tie_key
 
 __all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "dcg_sorted", "ranked_dcg"]
 
@@ -135,24 +135,6 @@ def _topk_dcg(scores, tiekey, gains, offsets, k, disc):
     return out
 
 
-def _tie_key(ties, n, labels, doc_ids, docid_order):
-    from evalrank.metrics.ranking import _docid_codes
-
-    if ties == "stable":
-        return np.zeros(n)
-    if ties in ("pessimistic", "optimistic"):
-        if labels is None:
-            raise ValueError(f"ties={ties!r} needs the labels")
-        lab = np.asarray(labels, dtype=np.float64)
-        return lab if ties == "pessimistic" else -lab
-    if ties == "docid":
-        if docid_order not in ("ascending", "descending"):
-            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
-        codes = _docid_codes(doc_ids, n).astype(np.float64)
-        return -codes if docid_order == "descending" else codes
-    return None
-
-
 def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", labels=None, doc_ids=None,
                docid_order="descending") -> np.ndarray:
     """Per-query DCG@k of ``gains`` ranked by ``scores`` under a tie rule
@@ -164,12 +146,13 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
     """
     if k is not None and k <= TOPK_MAX and ties != "average":
-        key = _tie_key(ties, scores.shape[0], labels, doc_ids, docid_order)
-        if key is not None:
-            disc = discount_values(np.arange(1, k + 1), discount)
-            return _topk_dcg(np.ascontiguousarray(scores, dtype=np.float64), key,
-                             np.ascontiguousarray(gains, dtype=np.float64), np.asarray(offsets, dtype=np.int64),
-                             int(k), disc)
+        key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
+        if key is None:  # input order: the kernel's last tie-break, the row index
+            key = np.zeros(scores.shape[0])
+        disc = discount_values(np.arange(1, k + 1), discount)
+        return _topk_dcg(np.ascontiguousarray(scores, dtype=np.float64), key,
+                         np.ascontiguousarray(gains, dtype=np.float64), np.asarray(offsets, dtype=np.int64),
+                         int(k), disc)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     g = gains[order]
     disc = _cut_discount(offsets, k, discount)

@@ -25,7 +25,7 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["TIES", "rank_order", "positions", "position_ids", "tie_groups", "round_scores"]
+__all__ = ["TIES", "tie_key", "rank_order", "positions", "position_ids", "tie_groups", "round_scores"]
 
 TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
 
@@ -56,6 +56,29 @@ def _docid_codes(doc_ids, n: int) -> np.ndarray:
     return codes.ravel().astype(np.int64)
 
 
+def tie_key(ties: str, n: int, *, labels=None, doc_ids=None, docid_order: str = "descending"):
+    """Secondary sort key among tied scores, smaller first: float64 ``(n,)``,
+    or ``None`` where ties keep the input order ("stable"; "average", whose
+    averaging happens in the measure). The one place the tie rules of the
+    module docstring become numbers, for :func:`rank_order` and the top-k
+    kernel of :mod:`evalrank.metrics.dcg`."""
+    if ties in ("stable", "average"):
+        return None
+    if ties in ("pessimistic", "optimistic"):
+        if labels is None:
+            raise ValueError(f"ties={ties!r} needs the labels")
+        lab = np.asarray(labels, dtype=np.float64)
+        return lab if ties == "pessimistic" else -lab
+    if ties == "docid":
+        codes = _docid_codes(doc_ids, n).astype(np.float64)
+        if docid_order == "descending":
+            return -codes
+        if docid_order != "ascending":
+            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
+        return codes
+    raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+
+
 def rank_order(scores: np.ndarray, offsets: np.ndarray, *, ties: str = "stable", labels=None,
                doc_ids=None, docid_order: str = "descending") -> np.ndarray:
     """Row permutation listing each query's documents by descending score.
@@ -67,24 +90,12 @@ def rank_order(scores: np.ndarray, offsets: np.ndarray, *, ties: str = "stable",
     the whole pool, no per-query loop.
     """
     scores = np.asarray(scores)
-    n = scores.shape[0]
     seg = segment_ids(offsets)
-    if ties in ("stable", "average"):
-        # lexsort is stable and its last key is primary -> (query, -score, input position)
+    key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
+    # lexsort is stable and its last key is primary -> (query, -score, tie key, input position)
+    if key is None:
         return np.lexsort((-scores, seg))
-    if ties in ("pessimistic", "optimistic"):
-        if labels is None:
-            raise ValueError(f"ties={ties!r} needs the labels")
-        lab = np.asarray(labels, dtype=np.float64)
-        return np.lexsort((lab if ties == "pessimistic" else -lab, -scores, seg))
-    if ties == "docid":
-        codes = _docid_codes(doc_ids, n)
-        if docid_order == "descending":
-            codes = -codes
-        elif docid_order != "ascending":
-            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
-        return np.lexsort((codes, -scores, seg))
-    raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    return np.lexsort((key, -scores, seg))
 
 
 def positions(offsets: np.ndarray) -> np.ndarray:
