@@ -13,15 +13,7 @@ import argparse
 import time
 
 import numpy as np
-
-
-def best_of(fn, repeat=3):
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
+from bench_active import best  # min wall time of repeated calls (run from benchmarks/)
 
 
 def main():
@@ -39,9 +31,9 @@ def main():
     scores = rng.permutation(n).astype(np.float64) / n
     rows = {}
     ndcg(scores[:1200], labels[:1200], offsets[:11], 10)  # warm
-    t, ours = best_of(lambda: ndcg(scores, labels, offsets, 10, convention="trec", precision="float64", ties="stable"))
+    t, ours = best(lambda: ndcg(scores, labels, offsets, 10, convention="trec", precision="float64", ties="stable"))
     rows["evalrank ndcg (trec, linear gain)"] = t
-    t, ours_exp = best_of(lambda: ndcg(scores, labels, offsets, 10))
+    t, ours_exp = best(lambda: ndcg(scores, labels, offsets, 10))
     rows["evalrank ndcg (default, exp gain)"] = t
 
     import ranx
@@ -54,7 +46,7 @@ def main():
     build = time.perf_counter() - t0
     qrels, run = ranx.Qrels(qrels_d), ranx.Run(run_d)
     ranx.evaluate(qrels, run, "ndcg@10")  # numba compile / warm-up
-    t, rx = best_of(lambda: ranx.evaluate(qrels, run, "ndcg@10", return_mean=False))
+    t, rx = best(lambda: ranx.evaluate(qrels, run, "ndcg@10", return_mean=False))
     rows["ranx evaluate ndcg@10 (warm)"] = t
     order = np.argsort(qids)  # ranx returns queries in sorted-id order
     ranx_diff = np.abs(np.asarray(rx) - ours[order]).max() if np.ndim(rx) else np.nan
@@ -62,14 +54,14 @@ def main():
     import pytrec_eval
 
     ev = pytrec_eval.RelevanceEvaluator(qrels_d, {"ndcg_cut.10"})
-    t, pt = best_of(lambda: ev.evaluate(run_d), repeat=1)
+    t, pt = best(lambda: ev.evaluate(run_d), repeats=1)
     rows["pytrec_eval evaluate ndcg_cut.10"] = t
     pt_diff = max(abs(pt[q]["ndcg_cut_10"] - ours[i]) for i, q in enumerate(qids))
 
     from sklearn.metrics import ndcg_score
 
     Y, S = labels.reshape(nq, nd).astype(float), scores.reshape(nq, nd)
-    t, sk = best_of(lambda: ndcg_score(Y, S, k=10), repeat=1)
+    t, sk = best(lambda: ndcg_score(Y, S, k=10), repeats=1)
     rows["scikit-learn ndcg_score (ties averaged)"] = t
     sk_diff = abs(sk - ours.mean())
 
