@@ -88,11 +88,11 @@ def ordering(pq: pd.DataFrame, *, train_convention: str, reference: str, k: int 
                    "t_statistic": np.nan, "p_value": np.nan, "n_queries": np.nan}
             if rank < len(learners):
                 nxt = learners[rank]
-                d = (block[name] - block[nxt]).dropna().to_numpy()
+                pair = block[[name, nxt]].dropna()
+                d = (pair[name] - pair[nxt]).to_numpy()
                 row.update(next_learner=nxt, mean_difference=d.mean(), n_queries=d.size)
                 if d.size > 1 and np.any(d != d[0]):
-                    res = stats.ttest_rel(block[name].loc[~np.isnan(block[name] - block[nxt])],
-                                          block[nxt].loc[~np.isnan(block[name] - block[nxt])])
+                    res = stats.ttest_rel(pair[name], pair[nxt])
                     row.update(t_statistic=res.statistic, p_value=res.pvalue)
             rows.append(row)
     out = pd.DataFrame(rows)
