@@ -21,6 +21,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/active.smk"
 include: "workflow/rules/ndcg.smk"
+include: "workflow/rules/risk.smk"
 
 
 rule all:
@@ -29,4 +30,5 @@ rule all:
         model_outputs(),
         active_outputs(),
         ndcg_outputs(),
+        risk_outputs(),
     default_target: True

@@ -50,6 +50,12 @@ def test_shipped_configs_validate(path):
         ({"ndcg": {"reference": "trec"}}, "ndcg.reference", "must be one of ndcg.train_conventions"),
         ({"ndcg": {"train_conventions": ["letor"]}}, "ndcg.train_conventions[0]", "is not one of"),
         ({"ndcg": {"grids": {"adarank": {"rounds": [3]}}}}, "ndcg.grids.adarank.rounds", "unknown parameter"),
+        ({"risk": {"population": {"test_partition": 1}}}, "risk.population.test_partition", "must differ"),
+        ({"risk": {"population": {"baseline_feature": 5}}}, "risk.population.baseline_feature", "must be one of"),
+        ({"risk": {"population": {"features": [110, 200]}}}, "risk.population.features", "exceed dataset.n_features"),
+        ({"risk": {"population": {"measure": "map"}}}, "risk.population.measure", "does not match"),
+        ({"models": {"enabled": False}, "active": {"enabled": False}}, "risk.population.include_models",
+         "needs the models stage"),
     ],
 )
 def test_bad_values_name_their_key(patch, key, fragment):

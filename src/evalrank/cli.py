@@ -386,6 +386,126 @@ def cmd_validate_config(a):
     print(json.dumps(cfg, indent=2, sort_keys=True))
 
 
+# -- risk (Dinçer et al. 2016) ---------------------------------------------------
+def cmd_risk_example(a):
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.plots.risk import plot_georisk, plot_profiles
+    from evalrank.riskstudy import example, population
+
+    systems, topics, X = example.read_matrix(a.matrix)
+    out = Path(a.out_dir)
+    t4, t5 = example.table4(systems, topics, X), example.table5(systems, X)
+    io.write_table(t4, out / "table4.csv", float_format="%.6f")
+    io.write_table(t5, out / "table5.csv", float_format="%.6f")
+    cmp = pd.concat([example.compare(t4, a.printed4, keys=("system", "baseline")).assign(table="table4"),
+                     example.compare(t5, a.printed5).assign(table="table5")], ignore_index=True)
+    io.write_table(cmp, out / "vs_paper.csv", float_format="%.6f")
+    plot_profiles(systems, topics, X, out / "fig1.png", title="Fig. 1: example systems' performance profiles")
+    curves = population.georisk_curves(systems, X, systems, range(0, 11))
+    plot_georisk(curves, out / "fig2.png", title=r"Fig. 2: GeoRisk of the example systems, $0 \leq \alpha \leq 10$")
+    bad = cmp[~cmp["match"]]
+    _log(f"Tables 4-5: {int(cmp['match'].sum())}/{len(cmp)} numbers equal the printed ones to the printed precision")
+    if len(bad):
+        raise RuntimeError("numbers differing from the paper:\n" + bad.to_string(index=False))
+
+
+def cmd_risk_population(a):
+    import numpy as np
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models.zoo import load_model
+    from evalrank.riskstudy import population, systems
+
+    train, test = Collection.load(a.train), Collection.load(a.test)
+    scores = systems.single_feature_scores(test, a.features)
+    kinds = dict.fromkeys(scores, "feature")
+    specs = systems.variant_specs(a.objectives, a.seeds, a.train_fractions, a.feature_shares)
+    var, meta = systems.lightgbm_variants(train, test, specs, seed=a.seed, params=json.loads(a.lgb_params),
+                                          n_jobs=a.threads, log=_log)
+    scores.update(var)
+    kinds.update(dict.fromkeys(var, "lightgbm"))
+    for path in a.models or []:
+        name = Path(path).stem
+        scores[name] = load_model(path).score(test.features)
+        kinds[name] = "pipeline model"
+    names = list(scores)
+    X = np.vstack([population.per_query(scores[n], test.labels, test.offsets, a.measure, max_grade=a.max_grade)
+                   for n in names])
+    keep = X.sum(axis=0) > 0
+    _log(f"{len(names)} systems x {test.n_queries} test queries; {int((~keep).sum())} quer(ies) where every "
+         f"system scores 0 on {a.measure} (no relevant document) dropped")
+    io.save_arrays(a.output, names=np.array(names), kinds=np.array([kinds[n] for n in names]),
+                   topics=test.qids[keep], X=X[:, keep])
+    table = pd.DataFrame({"system": names, "kind": [kinds[n] for n in names], a.measure: X[:, keep].mean(axis=1)})
+    io.write_table(table.merge(pd.DataFrame(meta).rename(columns={"name": "system"}), on="system", how="left"),
+                   a.table)
+
+
+def _risk_table6(names, X, a, out: Path, title: str):
+    from evalrank import io
+    from evalrank.plots.risk import plot_georisk
+    from evalrank.riskstudy import population
+
+    t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure)
+    io.write_table(t6, out / "table6.csv", float_format="%.4f")
+    obs = population.observations(t6, measure=a.measure, alphas=a.alphas)
+    io.write_table(obs, out / "observations.csv", float_format="%.4f")
+    curves = population.georisk_curves(names, X, t6["system"].tolist(), range(0, int(max(a.alphas)) + 1))
+    io.write_table(curves, out / "georisk_curves.csv", float_format="%.6f")
+    plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline)
+    return t6, obs
+
+
+def _table6_text(t6, measure, alphas):
+    cols = ["system", measure] + [f"{m}_a{al:g}" for al in alphas for m in ("urisk", "trisk", "zrisk", "georisk")]
+    return t6[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+
+
+def cmd_risk_table6(a):
+    from evalrank import io
+
+    d = io.load_arrays(a.population)
+    names = [str(n) for n in d["names"]]
+    t6, obs = _risk_table6(names, d["X"], a, Path(a.out_dir),
+                           f"Fig. 3: GeoRisk, top {a.top} of {len(names)} systems")
+    _log("Table 6:\n" + _table6_text(t6, a.measure, a.alphas))
+    _log("observations:\n" + obs.to_string(index=False))
+
+
+def cmd_risk(a):
+    import numpy as np
+
+    from evalrank.riskstudy import population
+
+    runs_dir = Path(a.runs)
+    if not runs_dir.is_dir():
+        raise FileNotFoundError(f"--runs {runs_dir} is not a directory of TREC run files")
+    paths = sorted(p for p in runs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+    if len(paths) < 2:
+        raise ValueError(f"--runs {runs_dir} holds {len(paths)} run file(s); risk needs a population (>= 2)")
+    names, topics, X, notes = population.score_trec_runs(a.qrels, paths, measure=a.measure, max_grade=a.max_grade,
+                                                         convention=a.convention)
+    for n in notes:
+        _log(n)
+    _log(f"{len(names)} runs x {len(topics)} topics, {a.measure}")
+    if a.out_dir:
+        from evalrank import io
+
+        out = Path(a.out_dir)
+        io.save_arrays(out / "population.npz", names=np.asarray(names), topics=np.asarray(topics), X=X)
+        t6, _ = _risk_table6(names, X, a, out, f"GeoRisk, top {a.top} of {len(names)} runs")
+    else:
+        t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure)
+    if a.format == "json":
+        print(t6.to_json(orient="records", indent=1))
+    else:
+        print(t6.to_csv(sep="\t", index=False, float_format="%.4f"), end="")
+
+
 # -- parser --------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="evalrank", description="evalrank pipeline stages (see README).")
@@ -542,6 +662,54 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--precision", choices=["float32", "float64"])
     s.add_argument("--format", choices=["tsv", "json"], default="tsv")
     s.set_defaults(func=cmd_ndcg)
+
+    s = sub.add_parser("risk-example", help="Dinçer et al. 2016 Tables 4-5 and Figs. 1-2 from Table 3's matrix")
+    s.add_argument("--matrix", required=True, help="systems x topics CSV (config/risk/dincer2016_table3.csv)")
+    s.add_argument("--printed4", required=True, help="Table 4 as printed in the paper (CSV)")
+    s.add_argument("--printed5", required=True, help="Table 5 as printed in the paper (CSV)")
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_risk_example)
+
+    s = sub.add_parser("risk-population", help="train a population of systems, per-query scores on a test set")
+    s.add_argument("--train", required=True)
+    s.add_argument("--test", required=True)
+    s.add_argument("--models", nargs="*", help="fitted pipeline models (.pkl) to add to the population")
+    s.add_argument("--features", type=int, nargs="+", required=True, help="1-based feature ids used as rankers")
+    s.add_argument("--objectives", nargs="+", default=["lambdarank", "regression"])
+    s.add_argument("--seeds", type=int, default=3)
+    s.add_argument("--train-fractions", type=float, nargs="+", default=[1.0])
+    s.add_argument("--feature-shares", type=float, nargs="+", default=[1.0])
+    s.add_argument("--lgb-params", default='{"num_leaves": 15, "learning_rate": 0.1, "num_boost_round": 100, '
+                                            '"min_data_in_leaf": 20}')
+    s.add_argument("--measure", default="err@20")
+    s.add_argument("--max-grade", type=int, default=4)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--output", required=True, help=".npz: names, kinds, topics, X (systems x topics)")
+    s.add_argument("--table", required=True, help="CSV: one row per system")
+    s.set_defaults(func=cmd_risk_population)
+
+    def table6_args(s, measure_default="err@20"):
+        s.add_argument("--baseline", required=True, help="name of the single baseline system (URisk, TRisk)")
+        s.add_argument("--measure", default=measure_default, help="err@k or ndcg@k")
+        s.add_argument("--alphas", type=float, nargs="+", default=[0, 1, 5, 10, 20])
+        s.add_argument("--top", type=int, default=8, help="systems shown: the best by mean (+ the baseline)")
+
+    s = sub.add_parser("risk-table6", help="Table 6, observations and Fig. 3 of a population (risk-population)")
+    s.add_argument("--population", required=True)
+    s.add_argument("--out-dir", required=True)
+    table6_args(s)
+    s.set_defaults(func=cmd_risk_table6)
+
+    s = sub.add_parser("risk", help="URisk/TRisk/T*Risk/ZRisk/GeoRisk of TREC runs (Dinçer et al. 2016, Table 6)")
+    s.add_argument("--qrels", required=True, help="TREC qrels: qid iter docno rel")
+    s.add_argument("--runs", required=True, help="directory of TREC run files (the population; file name = run)")
+    table6_args(s)
+    s.add_argument("--max-grade", type=int, default=4, help="ERR's top grade (gdeval: 4)")
+    s.add_argument("--convention", default="trec", help="NDCG preset for --measure ndcg@k")
+    s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv, fig3.png")
+    s.add_argument("--format", choices=["tsv", "json"], default="tsv")
+    s.set_defaults(func=cmd_risk)
 
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")

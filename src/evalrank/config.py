@@ -119,6 +119,9 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
         problems.append(("ndcg.fig1_learners", f"{extra} must also be in ndcg.learners"))
     if nd.get("reference") is not None and nd.get("reference") not in nd.get("train_conventions", [nd.get("reference")]):
         problems.append(("ndcg.reference", f"{nd['reference']!r} must be one of ndcg.train_conventions"))
+    pop = config.get("risk", {}).get("population", {})
+    if config.get("risk", {}).get("enabled", True) and pop.get("enabled", True):
+        problems += _risk_population_checks(pop, config)
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
         problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))
@@ -129,6 +132,23 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     ts = act.get("train_sizes", {})
     if ts.get("sizes") and ts["base"] in ts["sizes"]:
         problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
+    return problems
+
+
+def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
+    problems = []
+    if pop.get("fold") is not None and pop.get("fold") == pop.get("test_partition"):
+        problems.append(("risk.population.test_partition", f"must differ from risk.population.fold ({pop['fold']})"))
+    if pop.get("baseline_feature") is not None and pop["baseline_feature"] not in pop.get("features", []):
+        problems.append(("risk.population.baseline_feature",
+                         f"{pop['baseline_feature']} must be one of risk.population.features"))
+    if pop.get("include_models", True) and not config.get("models", {}).get("enabled", True):
+        problems.append(("risk.population.include_models",
+                         "needs the models stage (models.enabled: true); set it to false to leave the models out"))
+    n_feat = config.get("dataset", {}).get("n_features")
+    too_big = [f for f in pop.get("features", []) if n_feat and f > n_feat]
+    if too_big:
+        problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
     return problems
 
 

@@ -1,0 +1,112 @@
+"""A population of ranking systems for Sec. 5 of Dinçer et al. (2016) on our data.
+
+The paper's population is the 48 runs of the TREC 2012 Web track plus the
+Indri baseline. On a learning-to-rank collection we build one of at least
+40 systems of very different quality and shape, all scored on the same test
+queries:
+
+* **single-feature rankers** -- each configured LETOR feature used as a
+  score (MSLR feature 110, BM25 of the whole document, is the paper's
+  single baseline, as ``BM25.wholeDocument`` in its Sec. 6);
+* **LightGBM variants** -- the real library's ``lambdarank`` and
+  ``regression`` objectives, each trained with several seeds on a random
+  share of the training queries and a random subset of the features (the
+  "different seeds, feature subsets, training sizes" of a population of
+  submitted runs);
+* the **pipeline's own trained models** (``results/<name>/fold<f>/models``),
+  when the model stage ran.
+
+Every random choice comes from ``seeds.rng(seed, "risk", "population", ...)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from evalrank import seeds
+from evalrank.data.collection import Collection
+
+__all__ = ["single_feature_scores", "lightgbm_variants", "variant_specs"]
+
+
+def single_feature_scores(test: Collection, features) -> dict[str, np.ndarray]:
+    """``{"f110": test.features[:, 109], ...}`` for 1-based LETOR feature ids."""
+    out = {}
+    for f in features:
+        if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 1 <= f <= test.n_features:
+            raise ValueError(f"features must be 1-based feature ids in 1..{test.n_features}, got {f!r}")
+        out[f"f{int(f)}"] = test.features[:, int(f) - 1].astype(np.float64)
+    return out
+
+
+def variant_specs(objectives, n_seeds: int, train_fractions, feature_shares) -> list[dict]:
+    """The grid of LightGBM variants, in a fixed order."""
+    for name, value in (("train_fractions", train_fractions), ("feature_shares", feature_shares)):
+        if not all(0 < float(v) <= 1 for v in value):
+            raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, (int, np.integer)) or n_seeds < 1:
+        raise ValueError(f"n_seeds must be a positive integer, got {n_seeds!r}")
+    bad = [o for o in objectives if o not in ("lambdarank", "regression")]
+    if bad:
+        raise ValueError(f"objectives must be 'lambdarank' or 'regression', got {bad}")
+    specs = []
+    for obj, frac, share, s in itertools.product(objectives, train_fractions, feature_shares, range(n_seeds)):
+        name = f"{'lm' if obj == 'lambdarank' else 'gbrt'}_q{round(100 * frac)}_f{round(100 * share)}_s{s}"
+        specs.append({"name": name, "objective": obj, "train_fraction": float(frac), "feature_share": float(share),
+                      "replicate": int(s)})
+    return specs
+
+
+def _groups(offsets):
+    sizes = np.diff(offsets)
+    return sizes[sizes > 0]
+
+
+def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, params: dict, n_jobs: int = 1,
+                      log=None) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """Train every spec with LightGBM on ``train`` and score ``test``.
+
+    ``params``: ``num_leaves``, ``learning_rate``, ``num_boost_round``,
+    ``min_data_in_leaf`` and optionally ``bagging_fraction`` and
+    ``feature_fraction`` (stochastic boosting, so that replicates with
+    different seeds differ even on the same queries and features). Returns ``({name: test scores}, [metadata])``.
+    """
+    import lightgbm as lgb
+
+    scores, meta = {}, []
+    for k, spec in enumerate(specs):
+        t0 = time.perf_counter()
+        rng = seeds.rng(seed, "risk", "population", spec["name"])
+        nq = train.n_queries
+        q = np.sort(rng.choice(nq, size=max(2, round(spec["train_fraction"] * nq)), replace=False))
+        nf = train.n_features
+        feats = np.sort(rng.choice(nf, size=max(1, round(spec["feature_share"] * nf)), replace=False))
+        sub = train.select_queries(q)
+        p = {
+            "objective": spec["objective"],
+            "num_leaves": int(params["num_leaves"]),
+            "learning_rate": float(params["learning_rate"]),
+            "min_data_in_leaf": int(params["min_data_in_leaf"]),
+            "bagging_fraction": float(params.get("bagging_fraction", 1.0)),
+            "bagging_freq": 1 if float(params.get("bagging_fraction", 1.0)) < 1 else 0,
+            "feature_fraction": float(params.get("feature_fraction", 1.0)),
+            "deterministic": True,
+            "force_row_wise": True,
+            "num_threads": int(n_jobs),
+            "seed": seeds.int_seed(seed, "risk", "population", spec["name"], "lightgbm"),
+            "verbose": -1,
+        }
+        ds = lgb.Dataset(sub.features[:, feats], label=sub.labels.astype(np.int32),
+                         group=_groups(sub.offsets) if spec["objective"] == "lambdarank" else None,
+                         params={"verbose": -1})
+        booster = lgb.train(p, ds, num_boost_round=int(params["num_boost_round"]))
+        scores[spec["name"]] = booster.predict(test.features[:, feats], num_threads=int(n_jobs)).astype(np.float64)
+        meta.append({**spec, "n_train_queries": int(q.size), "n_features": int(feats.size),
+                     "fit_seconds": round(time.perf_counter() - t0, 2)})
+        if log:
+            log(f"[{k + 1}/{len(specs)}] {spec['name']}: {q.size} queries, {feats.size} features, "
+                f"{time.perf_counter() - t0:.1f} s")
+    return scores, meta
