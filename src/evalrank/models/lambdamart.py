@@ -76,14 +76,20 @@ class LambdaMARTModel(RankingModel):
             "verbose": -1,
         }
 
+    def _objective(self, train, params):
+        """The gradient function ``scores -> (grad, hess)`` on ``train`` (a hook:
+        :class:`~evalrank.models.risk_lambdamart.RiskLambdaMARTModel` swaps in
+        its risk-sensitive objective)."""
+        from evalrank.models.lambdarank import LambdaObjective
+
+        return LambdaObjective(train.labels, train.offsets, convention=self.convention, k=10,
+                               truncation_level=int(params["truncation_level"]))
+
     def _fit_one(self, train, vali, params):
         import lightgbm as lgb
 
-        from evalrank.models.lambdarank import LambdaObjective
-
         p = self._lgb_params(params)
-        objective = LambdaObjective(train.labels, train.offsets, convention=self.convention, k=10,
-                                    truncation_level=int(params["truncation_level"]))
+        objective = self._objective(train, params)
         p["objective"] = lambda preds, _data: objective(preds)
         vali_labels, vali_offsets = vali.labels, vali.offsets
 

@@ -3,7 +3,12 @@
 Models of Sawade et al. (2012), Sec. 5: Random Forest regression (``rf``),
 MAP Ordered Logit (``ordered_logit``), linear Ranking SVM (``ranksvm``) and
 the ordinal-classification Random Forest (``ordinal_rf``); plus LambdaMART
-(``lambdamart``) for the later papers.
+(``lambdamart``) for the later papers. Busa-Fekete et al. (2012) add
+AdaRank, Coordinate Ascent, RankNet and RankBoost; Dinçer et al. (2016,
+Sec. 6.1) pre-train four baseline learners: LambdaMART, AdaRank, plain
+gradient boosted regression trees (``gbrt``, L2 regression on the grades)
+and Metzler's (2007) Automatic Feature Selection (``afs``, a greedily grown
+linear model).
 
 Grids
 -----
@@ -24,8 +29,10 @@ from pathlib import Path
 from evalrank import io
 from evalrank.models import RankingModel
 from evalrank.models.adarank import AdaRankModel
+from evalrank.models.afs import AFSModel
 from evalrank.models.coordinate_ascent import CoordinateAscentModel
 from evalrank.models.forest import RandomForestModel
+from evalrank.models.gbrt import GBRTModel
 from evalrank.models.lambdamart import LambdaMARTModel
 from evalrank.models.ordered_logit import OrderedLogitModel
 from evalrank.models.ordinal_forest import OrdinalForestModel
@@ -47,6 +54,9 @@ MODELS: dict[str, type[RankingModel]] = {
     "coordinate_ascent": CoordinateAscentModel,
     "ranknet": RankNetModel,
     "rankboost": RankBoostModel,
+    # Dinçer et al. (2016), Sec. 6.1: the other two of the four pre-trained baseline learners
+    "gbrt": GBRTModel,
+    "afs": AFSModel,
 }
 
 _DEFAULT_GRIDS = {
@@ -64,6 +74,9 @@ _DEFAULT_GRIDS = {
     "coordinate_ascent": {"log1p": ["auto", "none"]},
     "ranknet": {"hidden_units": [10, 50]},
     "rankboost": {},  # rounds by early stopping
+    "gbrt": {"num_leaves": [15, 63], "learning_rate": [0.05, 0.1]},  # as lambdamart
+    # the number of selected features is chosen on validation along the greedy path
+    "afs": {"log1p": ["auto", "none"]},
 }
 
 #: Larger grids for full-size runs (set the fixed parameters with make_model,
@@ -81,6 +94,9 @@ PAPER_GRIDS = {
     "coordinate_ascent": {"n_restarts": [30], "n_iterations": [100]},
     "ranknet": {"hidden_layers": [1, 2, 3], "hidden_units": [10, 100, 500]},
     "rankboost": {"max_rounds": [1000], "n_thresholds": [256]},
+    "gbrt": {"num_leaves": [15, 31, 63, 127], "learning_rate": [0.02, 0.05, 0.1], "min_data_in_leaf": [20, 100]},
+    # our choice: a longer greedy path (the kept prefix is chosen on validation)
+    "afs": {"max_features": [30], "log1p": ["auto", "none"]},
 }
 
 
