@@ -68,8 +68,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.models import RankingModel
-from evalrank.models.coordinate_ascent import (BatchMetric, check_float, check_int, check_log1p,
-                                               fit_transform_informative)
+from evalrank.models.coordinate_ascent import BatchMetric, check_float, check_int, check_log1p, prepare_linear
 
 __all__ = ["AdaRankModel"]
 
@@ -124,18 +123,12 @@ class AdaRankModel(RankingModel):
         check_float(params, "calibration_alpha", at_least=0.0)
 
     def _prepare(self, train, vali, candidates):
-        for params in candidates:
-            self._check_params(params)
-        self._cache = {}
-        for params in candidates:
-            key = (params["log1p"], int(params["metric_k"]))
-            if key in self._cache:
-                continue
-            tf, X, _ = fit_transform_informative(train, key[1], self.convention, key[0])
+        def build(tf, X, Xv, k):
             XT = np.ascontiguousarray(X.T)
-            weak = BatchMetric(self, train.labels, train.offsets, key[1])(XT)  # (features, queries), once
-            Xv = tf.transform(vali.features)
-            self._cache[key] = {"transform": tf, "XT": XT, "XvT": np.ascontiguousarray(Xv.T), "weak": weak}
+            weak = BatchMetric(self, train.labels, train.offsets, k)(XT)  # (features, queries), once
+            return {"transform": tf, "XT": XT, "XvT": np.ascontiguousarray(Xv.T), "weak": weak}
+
+        self._cache = prepare_linear(self, train, vali, candidates, build)
 
     def weak_metrics(self, collection) -> np.ndarray:
         """``(n_features, n_queries)``: per-query NDCG@``metric_k`` (model's

@@ -70,8 +70,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.models import RankingModel
-from evalrank.models.coordinate_ascent import (BatchMetric, check_float, check_int, check_log1p,
-                                               fit_transform_informative)
+from evalrank.models.coordinate_ascent import BatchMetric, check_float, check_int, check_log1p, prepare_linear
 
 __all__ = ["AFSModel", "best_addition"]
 
@@ -180,20 +179,11 @@ class AFSModel(RankingModel):
         check_float(params, "calibration_alpha", at_least=0.0)
 
     def _prepare(self, train, vali, candidates):
-        for params in candidates:
-            self._check_params(params)
         # threads: over grid points when the base class runs them concurrently, else within each step
         self._step_threads = 1 if len(candidates) > 1 else self.n_jobs
-        self._cache = {}
-        for params in candidates:
-            key = (params["log1p"], int(params["metric_k"]))
-            if key in self._cache:
-                continue
-            k = key[1]
-            tf, Xt, _ = fit_transform_informative(train, k, self.convention, key[0])
-            self._cache[key] = {"transform": tf, "XT": np.ascontiguousarray(Xt.T),
-                                "XvT": np.ascontiguousarray(tf.transform(vali.features).T),
-                                "batch": BatchMetric(self, train.labels, train.offsets, k)}
+        self._cache = prepare_linear(self, train, vali, candidates, lambda tf, X, Xv, k: {
+            "transform": tf, "XT": np.ascontiguousarray(X.T), "XvT": np.ascontiguousarray(Xv.T),
+            "batch": BatchMetric(self, train.labels, train.offsets, k)})
 
     def _fit_one(self, train, vali, params):
         c = self._cache[(params["log1p"], int(params["metric_k"]))]

@@ -265,6 +265,22 @@ def fit_transform_informative(train, k: int, convention, log1p: str):
     return tf, np.ascontiguousarray(tf.transform(train.features)), inf
 
 
+def prepare_linear(model, train, vali, candidates, build):
+    """The shared ``_prepare`` of the linear learners (Coordinate Ascent, AdaRank, AFS): check
+    every grid point's parameters, then once per distinct ``(log1p, metric_k)`` fit the feature
+    transform on the informative training queries and return ``{key: build(transform, X_train,
+    X_vali, k)}`` (the learner's own cache entry)."""
+    for params in candidates:
+        model._check_params(params)
+    cache = {}
+    for params in candidates:
+        key = (params["log1p"], int(params["metric_k"]))
+        if key not in cache:
+            tf, X, _ = fit_transform_informative(train, key[1], model.convention, key[0])
+            cache[key] = build(tf, X, tf.transform(vali.features), key[1])
+    return cache
+
+
 def _l1_normalize(w: np.ndarray) -> np.ndarray:
     total = np.abs(w).sum()
     return w / total if total > 0 else w
@@ -325,18 +341,9 @@ class CoordinateAscentModel(RankingModel):
         check_float(params, "calibration_alpha", at_least=0.0)
 
     def _prepare(self, train, vali, candidates):
-        for params in candidates:
-            self._check_params(params)
-        self._cache = {}
-        for params in candidates:
-            key = (params["log1p"], int(params["metric_k"]))
-            if key in self._cache:
-                continue
-            k = key[1]
-            tf, Xt, _ = fit_transform_informative(train, k, self.convention, key[0])
-            Xv = np.ascontiguousarray(tf.transform(vali.features))
-            self._cache[key] = {"transform": tf, "X": Xt, "XT": np.ascontiguousarray(Xt.T), "Xv": Xv,
-                                "batch": BatchMetric(self, train.labels, train.offsets, k)}
+        self._cache = prepare_linear(self, train, vali, candidates, lambda tf, X, Xv, k: {
+            "transform": tf, "X": X, "XT": np.ascontiguousarray(X.T), "Xv": np.ascontiguousarray(Xv),
+            "batch": BatchMetric(self, train.labels, train.offsets, k)})
 
     def _fit_one(self, train, vali, params):
         c = self._cache[(params["log1p"], int(params["metric_k"]))]
