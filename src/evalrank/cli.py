@@ -441,8 +441,8 @@ def cmd_risk_population(a):
     io.save_arrays(a.output, names=np.array(names), kinds=np.array([kinds[n] for n in names]),
                    topics=test.qids[keep], X=X[:, keep])
     table = pd.DataFrame({"system": names, "kind": [kinds[n] for n in names], a.measure: X[:, keep].mean(axis=1)})
-    io.write_table(table.merge(pd.DataFrame(meta).rename(columns={"name": "system"}), on="system", how="left"),
-                   a.table)
+    meta = pd.DataFrame(meta).rename(columns={"name": "system"}).drop(columns="fit_seconds")  # timings: log only
+    io.write_table(table.merge(meta, on="system", how="left"), a.table)
 
 
 def _risk_table6(names, X, a, out: Path, title: str):
@@ -504,6 +504,93 @@ def cmd_risk(a):
         print(t6.to_json(orient="records", indent=1))
     else:
         print(t6.to_csv(sep="\t", index=False, float_format="%.4f"), end="")
+
+
+def _risk_pool(partitions):
+    from evalrank.data.collection import Collection
+
+    return Collection.concat(Collection.load(p) for p in partitions)
+
+
+def cmd_risk_baseline(a):
+    from evalrank.models.zoo import make_model, save_model
+    from evalrank.riskstudy.learning import split_queries
+
+    pool = _risk_pool(a.partitions)
+    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    train, vali = pool.select_queries(split["baseline_train"]), pool.select_queries(split["baseline_vali"])
+    model = make_model(a.learner, convention=a.convention, **json.loads(a.params))
+    t0 = time.perf_counter()
+    model.fit(train, vali, grid=json.loads(a.grid), seed=a.seed, n_jobs=a.threads)
+    _log(f"baseline {a.learner}: {train.n_queries} train / {vali.n_queries} vali queries, "
+         f"{time.perf_counter() - t0:.1f} s, vali NDCG@10 {model.best_vali_ndcg10_:.4f}")
+    save_model(model, a.output)
+
+
+def cmd_risk_learn(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.models.risk_lambdamart import RiskLambdaMARTModel
+    from evalrank.models.zoo import load_model
+    from evalrank.riskstudy.learning import fold_collections, split_queries
+
+    pool = _risk_pool(a.partitions)
+    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    train, vali, test = fold_collections(pool, split, a.fold)
+    model = RiskLambdaMARTModel(convention=a.convention, method=a.method, alpha=a.alpha,
+                                baseline_feature=a.baseline_feature, **json.loads(a.params))
+    extra = {}
+    if a.baselines:
+        extra["baselines"] = np.vstack([load_model(p).score(train.features) for p in a.baselines])
+    t0 = time.perf_counter()
+    model.fit(train, vali, grid=None, seed=a.seed, n_jobs=a.threads, **extra)
+    scores = model.score(test.features)
+    values = model.metric(scores, test.labels, test.offsets, k=10)
+    _log(f"{a.method} alpha={a.alpha:g} fold {a.fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} queries, "
+         f"{time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
+         f"test NDCG@10 {np.nanmean(values):.4f}")
+    io.save_arrays(a.output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)
+
+
+def cmd_risk_table7(a):
+    import numpy as np
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.models import RankingModel
+    from evalrank.models.zoo import load_model
+    from evalrank.riskstudy.learning import fold_collections, split_queries, table7
+
+    pool = _risk_pool(a.partitions)
+    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    metric = RankingModel(convention=a.convention).metric
+    baselines = {f"baseline_{Path(p).stem}": load_model(p) for p in a.baselines}  # apart from the learners' names
+    frames = []
+    for fold in a.folds:
+        _, _, test = fold_collections(pool, split, fold)
+        cols = {"fold": fold, "qid": test.qids,
+                "bm25": metric(test.features[:, a.baseline_feature - 1].astype(np.float64), test.labels,
+                               test.offsets, k=10)}
+        for name, model in baselines.items():
+            cols[name] = metric(model.score(test.features), test.labels, test.offsets, k=10)
+        for path in a.runs:
+            p = Path(path)
+            if p.stem != f"fold{fold}":
+                continue
+            run = io.load_arrays(p)
+            if not np.array_equal(run["qids"], test.qids):
+                raise ValueError(f"{p}: its test queries are not fold {fold}'s (was the split changed?)")
+            cols[p.parent.name] = run["ndcg10"]
+        frames.append(pd.DataFrame(cols))
+    pq = pd.concat(frames, ignore_index=True)
+    io.write_table(pq, Path(a.out_dir) / "per_query_ndcg10.csv")
+    learners = [c for c in dict.fromkeys(Path(p).parent.name for p in a.runs)]
+    t7 = table7(pq, learners=learners, baselines=list(baselines), loss_threshold=a.loss_threshold)
+    io.write_table(t7, Path(a.out_dir) / "table7.csv", float_format="%.4f")
+    show = ["half", "learner", "mean", "reward", "risk", "reward_risk", "wins", "losses", "win_loss", "big_losses",
+            "p_vs_reference"]
+    _log(f"Table 7 ({len(pq)} test queries):\n" + t7[show].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
 
 
 # -- parser --------------------------------------------------------------------
@@ -710,6 +797,44 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv, fig3.png")
     s.add_argument("--format", choices=["tsv", "json"], default="tsv")
     s.set_defaults(func=cmd_risk)
+
+    def protocol_args(s):
+        s.add_argument("--partitions", nargs="+", required=True, help="all query partitions (.npz), pooled")
+        s.add_argument("--holdout", type=float, default=0.2)
+        s.add_argument("--n-folds", type=int, default=5)
+        s.add_argument("--seed", type=int, required=True)
+        s.add_argument("--convention", default="lightgbm", help="NDCG preset for training and Table 7")
+
+    s = sub.add_parser("risk-baseline", help="pre-train one learned baseline on the held-out queries (Sec. 6.1)")
+    protocol_args(s)
+    s.add_argument("--learner", required=True)
+    s.add_argument("--params", default="{}")
+    s.add_argument("--grid", default="{}")
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_risk_baseline)
+
+    s = sub.add_parser("risk-learn", help="LambdaMART or a risk-sensitive variant on one fold (Sec. 6)")
+    protocol_args(s)
+    s.add_argument("--fold", type=int, required=True)
+    s.add_argument("--method", required=True, help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk")
+    s.add_argument("--alpha", type=float, default=0.0)
+    s.add_argument("--baseline-feature", type=int, default=110)
+    s.add_argument("--baselines", nargs="*", help="fitted learned baselines (.pkl) for t*-faro and georisk")
+    s.add_argument("--params", default="{}")
+    s.add_argument("--threads", type=int, default=1)
+    s.add_argument("--output", required=True)
+    s.set_defaults(func=cmd_risk_learn)
+
+    s = sub.add_parser("risk-table7", help="Table 7 from the per-fold runs (Sec. 6.2)")
+    protocol_args(s)
+    s.add_argument("--folds", type=int, nargs="+", required=True)
+    s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (.pkl)")
+    s.add_argument("--baseline-feature", type=int, default=110)
+    s.add_argument("--runs", nargs="+", required=True, help="runs/<learner>/fold<f>.npz of risk-learn")
+    s.add_argument("--loss-threshold", type=float, default=0.2)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_risk_table7)
 
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")

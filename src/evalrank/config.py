@@ -122,6 +122,15 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     pop = config.get("risk", {}).get("population", {})
     if config.get("risk", {}).get("enabled", True) and pop.get("enabled", True):
         problems += _risk_population_checks(pop, config)
+    learn = config.get("risk", {}).get("learning", {})
+    if config.get("risk", {}).get("enabled", True) and learn.get("enabled", True):
+        bad = [f for f in learn.get("folds", []) if f > learn.get("n_folds", 5)]
+        if bad:
+            problems.append(("risk.learning.folds", f"{bad} exceed risk.learning.n_folds = {learn.get('n_folds', 5)}"))
+        n_feat = (learn.get("dataset") or config.get("dataset", {})).get("n_features")
+        if n_feat and learn.get("baseline_feature", 0) > n_feat:
+            problems.append(("risk.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
+                             f"dataset's n_features = {n_feat}"))
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
         problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))

@@ -41,7 +41,7 @@ def test_table6_equals_direct_calls():
             assert row[f"georisk_a{a}"] == pytest.approx(risk.georisk(X, i, a))
             assert row[f"trisk_star_a{a}"] == pytest.approx(risk.trisk_star(X, i, a))
             if i == b:
-                assert np.isnan(row[f"urisk_a{a}"]) and np.isnan(row[f"R_urisk_a{a}"])
+                assert np.isnan(row[f"urisk_a{a}"]) and pd.isna(row[f"R_urisk_a{a}"])
             else:
                 assert row[f"urisk_a{a}"] == pytest.approx(risk.urisk(X[i], X[b], a))
                 assert row[f"trisk_a{a}"] == pytest.approx(risk.trisk(X[i], X[b], a))

@@ -6,20 +6,30 @@ RISK = config["risk"]
 POP = RISK["population"]
 
 
+def _config_file(path):
+    """A file named in the config: as given if it exists from the working directory (or is
+    absolute), else relative to the workflow's root (the shipped config/risk/*.csv when the DAG
+    runs with --directory elsewhere)."""
+    p = Path(path)
+    return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)
+
+
+
 def risk_outputs():
     if not RISK["enabled"]:
         return []
+    learning = [f"{RESULTS}/risk/learning/table7.csv"] if RISK["learning"]["enabled"] else []
     out = [f"{RESULTS}/risk/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
     if POP["enabled"]:
         out += [f"{RESULTS}/risk/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
-    return out
+    return out + learning
 
 
 rule risk_example:
     input:
-        matrix=RISK["example"]["matrix"],
-        printed4=RISK["example"]["printed4"],
-        printed5=RISK["example"]["printed5"],
+        matrix=_config_file(RISK["example"]["matrix"]),
+        printed4=_config_file(RISK["example"]["printed4"]),
+        printed5=_config_file(RISK["example"]["printed5"]),
     output:
         expand(f"{RESULTS}/risk/example/{{f}}", f=["table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png"]),
     params:
@@ -95,3 +105,155 @@ rule risk_table6:
     shell:
         "python -m evalrank risk-table6 --population {input:q} --out-dir {params.out:q} --baseline {params.baseline}"
         " --measure {params.measure} --alphas {params.alphas} --top {params.top} 2> {log:q}"
+
+
+# -- Sec. 6: risk-sensitive LambdaMART (Table 7) ---------------------------------
+LEARN = RISK["learning"]
+LDS = LEARN["dataset"]  # None: the config's dataset
+if LDS is None:
+    LEARN_PARTS = expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS)
+else:
+    LEARN_SPEC = get_spec(LDS["kind"], **{k: LDS[k] for k in ("url", "sha256") if LDS.get(k)},
+                          n_features=LDS["n_features"], max_grade=LDS["max_grade"])
+    LEARN_PARTS = expand(f"{RESULTS}/risk/learning/data/S{{part}}.npz", part=PARTITIONS)
+    _learn_layout = [str(Path(LDS["root"]) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
+
+    if LDS["kind"] != "local" and missing_files(LDS["root"], LEARN_SPEC):
+
+        rule risk_download:
+            output:
+                _learn_layout,
+            params:
+                root=LDS["root"],
+                kind=LEARN_SPEC.name,
+                url=f"--url {LDS['url']}" if LDS.get("url") else "",
+                sha=f"--sha256 {LDS['sha256']}" if LDS.get("sha256") else "",
+            log:
+                f"{LOGS}/risk/download.log",
+            benchmark:
+                f"{BENCH}/risk/download.tsv"
+            threads: 1
+            resources:
+                mem_mb=2000,
+                runtime=240,
+            shell:
+                "python -m evalrank download --dataset {params.kind} --root {params.root:q}"
+                " {params.url} {params.sha} 2> {log:q}"
+
+    rule risk_parse_partition:
+        input:
+            lambda w: str(partition_file(LDS["root"], int(w.part))),
+        output:
+            f"{RESULTS}/risk/learning/data/S{{part}}.npz",
+        params:
+            n_features=LDS["n_features"],
+            max_grade=LDS["max_grade"],
+        log:
+            f"{LOGS}/risk/parse_S{{part}}.log",
+        benchmark:
+            f"{BENCH}/risk/parse_S{{part}}.tsv"
+        threads: 1
+        resources:
+            mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
+            runtime=30,
+        shell:
+            "python -m evalrank parse --input {input:q} --output {output:q}"
+            " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
+
+LEARN_PROTOCOL = (
+    f"--holdout {LEARN['holdout']} --n-folds {LEARN['n_folds']} --seed {config['seed']}"
+    f" --convention {LEARN['convention']}"
+)
+
+
+def risk_learners():
+    from evalrank.riskstudy.learning import learner_specs
+
+    return {s["name"]: s for s in learner_specs(LEARN["methods"], LEARN["alphas"])}
+
+
+def _baseline_models(wildcards=None):
+    return expand(f"{RESULTS}/risk/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
+
+
+rule risk_baseline:
+    wildcard_constraints:
+        learner=r"[a-z_]+",
+    input:
+        LEARN_PARTS,
+    output:
+        f"{RESULTS}/risk/learning/baselines/{{learner}}.pkl",
+    params:
+        protocol=LEARN_PROTOCOL,
+        params=lambda w: json.dumps(LEARN["baseline_params"].get(w.learner, {}), sort_keys=True),
+    log:
+        f"{LOGS}/risk/baseline_{{learner}}.log",
+    benchmark:
+        f"{BENCH}/risk/baseline_{{learner}}.tsv"
+    threads: LEARN["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        "python -m evalrank risk-baseline --partitions {input:q} {params.protocol} --learner {wildcards.learner}"
+        " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
+
+
+rule risk_learn:
+    wildcard_constraints:
+        spec=r"[a-z_\-]+(?:_a[0-9.]+)?",
+    input:
+        parts=LEARN_PARTS,
+        baselines=lambda w: _baseline_models()
+        if risk_learners()[w.spec]["method"] in ("t*-faro", "georisk") else [],
+    output:
+        f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz",
+    params:
+        protocol=LEARN_PROTOCOL,
+        method=lambda w: risk_learners()[w.spec]["method"],
+        alpha=lambda w: risk_learners()[w.spec]["alpha"],
+        baselines=lambda w, input: ("--baselines " + " ".join(f"'{b}'" for b in input.baselines))
+        if input.baselines else "",
+        params=json.dumps(LEARN["params"], sort_keys=True),
+        feature=LEARN["baseline_feature"],
+    log:
+        f"{LOGS}/risk/learn_{{spec}}_fold{{fold}}.log",
+    benchmark:
+        f"{BENCH}/risk/learn_{{spec}}_fold{{fold}}.tsv"
+    threads: LEARN["threads"]
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    shell:
+        "python -m evalrank risk-learn --partitions {input.parts:q} {params.protocol} --fold {wildcards.fold}"
+        " --method '{params.method}' --alpha {params.alpha} --baseline-feature {params.feature} {params.baselines}"
+        " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
+
+
+rule risk_table7:
+    input:
+        parts=LEARN_PARTS,
+        baselines=_baseline_models(),
+        runs=expand(f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz", spec=list(risk_learners()),
+                    fold=LEARN["folds"]),
+    output:
+        f"{RESULTS}/risk/learning/table7.csv",
+        f"{RESULTS}/risk/learning/per_query_ndcg10.csv",
+    params:
+        protocol=LEARN_PROTOCOL,
+        folds=" ".join(map(str, LEARN["folds"])),
+        out=f"{RESULTS}/risk/learning",
+        feature=LEARN["baseline_feature"],
+        threshold=LEARN["loss_threshold"],
+    log:
+        f"{LOGS}/risk/table7.log",
+    benchmark:
+        f"{BENCH}/risk/table7.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    shell:
+        "python -m evalrank risk-table7 --partitions {input.parts:q} {params.protocol} --folds {params.folds}"
+        " --baselines {input.baselines:q} --baseline-feature {params.feature} --runs {input.runs:q}"
+        " --loss-threshold {params.threshold} --out-dir {params.out:q} 2> {log:q}"

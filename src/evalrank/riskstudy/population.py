@@ -33,8 +33,7 @@ TABLE6_ALPHAS = (0, 1, 5, 10, 20)
 
 def _rank(values: np.ndarray) -> np.ndarray:
     """1 = highest; NaN (undefined, e.g. the baseline against itself) gets no rank."""
-    s = pd.Series(values)
-    return s.rank(ascending=False, method="min").to_numpy()
+    return pd.Series(values).rank(ascending=False, method="min").astype("Int64")
 
 
 def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measure: str = "err@20"):
