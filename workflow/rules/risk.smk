@@ -31,7 +31,9 @@ rule risk_example:
         printed4=_config_file(RISK["example"]["printed4"]),
         printed5=_config_file(RISK["example"]["printed5"]),
     output:
-        expand(f"{RESULTS}/risk/example/{{f}}", f=["table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png"]),
+        expand(f"{RESULTS}/risk/example/{{f}}", f=["table4.csv", "table5.csv", "vs_paper.csv"]),
+        report(expand(f"{RESULTS}/risk/example/{{f}}", f=["fig1.png", "fig2.png"]), caption="../report/risk.rst",
+               category="Risk"),
     params:
         out=f"{RESULTS}/risk/example",
     log:
@@ -87,7 +89,8 @@ rule risk_table6:
     input:
         f"{RESULTS}/risk/population/population.npz",
     output:
-        expand(f"{RESULTS}/risk/population/{{f}}", f=["table6.csv", "observations.csv", "georisk_curves.csv", "fig3.png"]),
+        expand(f"{RESULTS}/risk/population/{{f}}", f=["table6.csv", "observations.csv", "georisk_curves.csv"]),
+        report(f"{RESULTS}/risk/population/fig3.png", caption="../report/risk.rst", category="Risk"),
     params:
         out=f"{RESULTS}/risk/population",
         alphas=" ".join(map(str, POP["alphas"])),
