@@ -793,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--runs", required=True, help="directory of TREC run files (the population; file name = run)")
     table6_args(s)
     s.add_argument("--max-grade", type=int, default=4, help="ERR's top grade (gdeval: 4)")
-    s.add_argument("--convention", default="trec", help="NDCG preset for --measure ndcg@k")
+    s.add_argument("--convention", default="gdeval", help="NDCG preset for --measure ndcg@k (gdeval: the Web track's)")
     s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv, fig3.png")
     s.add_argument("--format", choices=["tsv", "json"], default="tsv")
     s.set_defaults(func=cmd_risk)

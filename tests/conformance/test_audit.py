@@ -45,6 +45,11 @@ def test_audit_table_on_installed_tools():
         row = ran.loc[("pytrec_eval", "ndcg_cut.k")]
         assert (row["gain"], row["ties"], row["empty"]) == ("linear", "doc id, descending", "0")
         assert row["preset_matches_cases"]
+    if ("gdeval.pl", "ndcg@k (TREC Web track, Perl)") in ran.index:
+        row = ran.loc[("gdeval.pl", "ndcg@k (TREC Web track, Perl)")]
+        assert (row["gain"], row["ties"], row["empty"], row["precision"]) == (
+            "exp (2^y-1)", "doc id, descending", "no value", "float64")
+        assert row["preset_matches_cases"]
     if ("lightgbm", "ndcg@k (eval metric)") in ran.index:
         assert ran.loc[("lightgbm", "ndcg@k (eval metric)"), "empty"] == "1"
     hist = t[t["source"] == "evalrank preset"].set_index("tool")

@@ -151,7 +151,7 @@ def test_presets_resolve_and_keywords_override():
     assert resolve("trec")["gain"] == "linear"
     assert resolve("trec", gain="exp")["gain"] == "exp"
     assert resolve("yahoo")["empty"] == 1.0 and resolve("letor4")["short"] == "zero"
-    assert set(CONVENTIONS) == {"trec", "ranklib", "letor3", "letor4", "ms", "yahoo", "sklearn", "lightgbm",
+    assert set(CONVENTIONS) == {"trec", "gdeval", "ranklib", "letor3", "letor4", "ms", "yahoo", "sklearn", "lightgbm",
                                 "xgboost"}
     scores, labels, offsets, ids = tied_collection(5)
     for name in CONVENTIONS:

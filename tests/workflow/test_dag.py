@@ -101,7 +101,7 @@ def test_outputs_exist_and_are_sane(run_one_core):
     runs = sorted((res / "ndcg" / "runs").rglob("*.npz"))
     assert len(runs) == 2 * (2 * 2 + 1)
     order = pd.read_csv(res / "ndcg" / "ordering.csv")
-    assert set(order["learner"]) == {"adarank", "lambdamart", "ranksvm"} and len(order) == 9 * 3
+    assert set(order["learner"]) == {"adarank", "lambdamart", "ranksvm"} and len(order) == 10 * 3
     audit = pd.read_csv(res / "ndcg" / "tool_conventions.csv")
     assert "LETOR 4.0 (Perl)" in set(audit["tool"])
     curves = pd.read_csv(res / "ndcg" / "curves.csv")

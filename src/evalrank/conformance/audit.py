@@ -62,16 +62,16 @@ def probe(fn) -> dict[str, float]:
     return {name: _one(fn(s, y, off, k, ids)) for name, (s, y, off, ids, k) in _cases().items()}
 
 
-def _classify(v: dict) -> dict[str, str]:
+def _classify(v: dict, tol: float = 1e-9) -> dict[str, str]:
     out = {}
     g = v["gain"]
-    out["gain"] = "linear" if abs(g - _LIN) < 1e-9 else "exp (2^y-1)" if abs(g - _EXP) < 1e-9 else f"other ({g:.6f})"
+    out["gain"] = "linear" if abs(g - _LIN) < tol else "exp (2^y-1)" if abs(g - _EXP) < tol else f"other ({g:.6f})"
     e = v["empty"]
     out["empty"] = "no value" if np.isnan(e) else f"{e:g}"
     sh = v["short"]
     pad = ndcg(np.array([2.0, 1.0, 3.0]), np.array([1, 2, 0]), np.array([0, 3]), 10,
                gain="linear" if out["gain"] == "linear" else "exp")[0]
-    out["short"] = "pad (whole list)" if abs(sh - pad) < 1e-9 else "zero" if sh == 0 else f"other ({sh:.6f})"
+    out["short"] = "pad (whole list)" if abs(sh - pad) < tol else "zero" if sh == 0 else f"other ({sh:.6f})"
     t = (v["tie_a"], v["tie_b"], v["tie_c"])
     rules = {(1.0, 0.0, 1.0): "input order", (0.0, 1.0, 1.0): "doc id, descending",
              (1.0, 0.0, 0.0): "doc id, ascending", (0.0, 1.0, 0.0): "reverse input order",
@@ -92,6 +92,7 @@ def _tools():
         ("pytrec_eval", "ndcg_cut.k, qrels relabelled 2^y-1", "pytrec_eval",
          lambda *a: p.pytrec_eval_ndcg(*a, gain="exp"), ("trec", {"gain": "exp"})),
         ("ir_measures", "nDCG@k", "ir_measures", lambda *a: p.ir_measures_ndcg(*a), ("trec", {})),
+        ("gdeval.pl", "ndcg@k (TREC Web track, Perl)", "gdeval", lambda *a: p.gdeval_ndcg(*a), ("gdeval", {})),
         ("ranx", "ndcg@k", "ranx", lambda *a: p.ranx_ndcg(*a, variant="ndcg"),
          ("trec", {"precision": "float64", "ties": "stable"})),
         ("ranx", "ndcg_burges@k", "ranx", lambda *a: p.ranx_ndcg(*a, variant="ndcg_burges"),
@@ -106,6 +107,9 @@ def _tools():
 
 
 TOOLS = tuple(t[0] for t in _tools())
+
+#: tools that print rounded values (gdeval.pl: 5 decimals) are compared to that precision
+TOLERANCE = {"gdeval.pl": 6e-6}
 
 #: the paper's tools, as evalrank presets (their scripts are no longer distributed)
 HISTORICAL = (("LETOR 3.0 (Perl)", "letor3"), ("LETOR 4.0 (Perl)", "letor4"), ("MS / MSLR (Perl)", "ms"),
@@ -137,9 +141,10 @@ def audit_table() -> pd.DataFrame:
             continue
         values = probe(fn)
         mine = probe(_preset_fn(conv, over))
-        same = all((np.isnan(values[c]) and (np.isnan(mine[c]) or c == "empty")) or abs(values[c] - mine[c]) < 1e-9
+        tol = TOLERANCE.get(tool, 1e-9)
+        same = all((np.isnan(values[c]) and (np.isnan(mine[c]) or c == "empty")) or abs(values[c] - mine[c]) < tol
                    for c in values)
-        row.update(_classify(values))
+        row.update(_classify(values, tol))
         row.update(evalrank_preset=_describe(conv, over), preset_matches_cases=same)
         row.update({f"value_{c}": values[c] for c in values})
         rows.append(row)

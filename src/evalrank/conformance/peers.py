@@ -58,6 +58,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import shutil
+import subprocess
+import tempfile
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 
@@ -67,6 +72,7 @@ __all__ = [
     "pytrec_eval_ndcg",
     "ranx_ndcg",
     "ir_measures_ndcg",
+    "gdeval_ndcg",
     "sklearn_ndcg",
     "lightgbm_ndcg",
     "xgboost_ndcg",
@@ -93,7 +99,8 @@ def _require(module: str):
 
 
 def available_peers() -> dict[str, bool]:
-    """Which peer tools import: ``{"pytrec_eval": True, "ranx": False, ...}``."""
+    """Which peer tools import: ``{"pytrec_eval": True, "ranx": False, ...}``;
+    ``"gdeval"`` needs ir-measures (which ships gdeval.pl) and ``perl``."""
     out = {}
     for module in _PEERS:
         try:
@@ -101,12 +108,13 @@ def available_peers() -> dict[str, bool]:
             out[module] = True
         except Exception:  # ImportError, or a broken install raising anything else
             out[module] = False
+    out["gdeval"] = out["ir_measures"] and shutil.which("perl") is not None
     return out
 
 
 def peer_versions() -> dict[str, str | None]:
     """Installed distribution version of each peer (None if not installed)."""
-    out = {}
+    out = {"gdeval": None}
     for module, dists in _PEERS.items():
         out[module] = None
         for dist in dists:
@@ -115,6 +123,8 @@ def peer_versions() -> dict[str, str | None]:
                 break
             except importlib.metadata.PackageNotFoundError:
                 continue
+    if out["ir_measures"]:
+        out["gdeval"] = f"as shipped with ir-measures {out['ir_measures']}"
     return out
 
 
@@ -345,6 +355,49 @@ def ir_measures_ndcg(scores, labels, offsets, k, doc_ids=None, gain="linear"):
     index = {_qid(q): q for q in range(offsets.size - 1)}
     for m in irm.iter_calc([measure], qrel_list, run_list):
         out[index[m.query_id]] = m.value
+    return out
+
+
+# ----------------------------------------------------------------------------- gdeval.pl
+
+
+def gdeval_ndcg(scores, labels, offsets, k, doc_ids=None):
+    """Per-query ``ndcg@k`` of gdeval.pl, the TREC Web track's evaluation
+    script (2010-2014), as shipped in ir-measures' package data, run with
+    ``perl`` on temporary qrels/run files (ir-measures' own wrapper adds a 0
+    for every qrels topic gdeval does not report; this adapter does not).
+
+    Read from the script and confirmed by running it: gain ``2^y - 1``,
+    discount ``1/log(r + 1)`` (natural log, cancels in the ratio), ideal
+    from every positive judgment, ties by docno in **descending** order
+    (``runOrder``), scores compared as Perl doubles, a topic without a
+    positive judgment is **not reported** (NaN here), grades above 4 are
+    refused (``$MAX_JUDGMENT``).
+    """
+    irm = _require("ir_measures")
+    if shutil.which("perl") is None:
+        raise ImportError("gdeval.pl needs perl on the PATH")
+    scores, labels, offsets, k, doc_ids = _check(scores, labels, offsets, k, doc_ids)
+    if labels.size and labels.max() > 4:
+        raise ValueError("gdeval.pl refuses grades above 4")
+    out = np.full(offsets.size - 1, np.nan)
+    queries = _nonempty(offsets)
+    if not queries:
+        return out
+    script = resources.files(irm) / "bin" / "gdeval.pl"
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels, run = Path(tmp) / "qrels", Path(tmp) / "run"
+        with open(qrels, "w") as fq, open(run, "w") as fr:
+            for q in queries:  # gdeval wants numeric topics
+                for j in range(offsets[q], offsets[q + 1]):
+                    fq.write(f"{q + 1} 0 {doc_ids[j]} {labels[j]}\n")
+                    fr.write(f"{q + 1} Q0 {doc_ids[j]} 0 {float(scores[j])!r} evalrank\n")
+        text = subprocess.run(["perl", str(script), str(qrels), str(run), str(k)], capture_output=True, text=True,
+                              check=True).stdout
+    for line in text.splitlines()[1:]:
+        if line:
+            f = line.split(",")
+            out[int(f[1]) - 1] = float(f[2])
     return out
 
 

@@ -41,6 +41,11 @@ are no longer downloadable; behaviour from the paper's Sec. 3):
   empty 0, short pad, ties by document id in *descending* strcmp order
   (trec_eval sorts by score, then docno, both decreasing), scores compared
   in **float32** (pytrec_eval: 1.0 and 1.0 + 1e-8 tie; 1.0 + 1e-7 does not).
+* ``gdeval`` -- gdeval.pl, the TREC Web track's NDCG@k/ERR@k tool (2010-2014;
+  Dinçer et al. 2016 evaluate with it): exp gain, short pad, ties by
+  document id in descending order (its ``runOrder``), float64 scores, and a
+  topic without a positive judgment is not reported (``empty="skip"``).
+  Checked against gdeval.pl itself (``tests/conformance/test_gdeval.py``).
 
 The Perl/Python/Java scripts rank ties by their language's built-in sort;
 Busa-Fekete et al. call the result implementation dependent. Their presets
@@ -85,6 +90,7 @@ _EXP_STANDARD = dict(gain="exp", empty=0.0, short="pad", ties="stable")
 
 CONVENTIONS = types.MappingProxyType({
     "trec": dict(gain="linear", empty=0.0, short="pad", ties="docid", docid_order="descending", precision="float32"),
+    "gdeval": dict(gain="exp", empty="skip", short="pad", ties="docid", docid_order="descending", precision=None),
     "ranklib": dict(_EXP_STANDARD, short="truncate-ideal"),
     "letor3": dict(_EXP_STANDARD),
     "letor4": dict(_EXP_STANDARD, short="zero"),

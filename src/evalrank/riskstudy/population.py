@@ -145,7 +145,7 @@ def parse_measure(measure: str) -> tuple[str, int | None]:
     return name, int(cut) if cut else None
 
 
-def per_query(scores, labels, offsets, measure: str = "err@20", *, max_grade: int = 4, convention: str = "trec",
+def per_query(scores, labels, offsets, measure: str = "err@20", *, max_grade: int = 4, convention: str = "gdeval",
               doc_ids=None, ideal_labels=None, ideal_offsets=None) -> np.ndarray:
     """Per-query ``err@k`` (gdeval: ``R = (2^g - 1) / 2^max_grade``, grades
     above ``max_grade`` refused, score ties by document id descending when
@@ -162,17 +162,19 @@ def per_query(scores, labels, offsets, measure: str = "err@20", *, max_grade: in
 
 
 def score_trec_runs(qrels_path, run_paths, *, measure: str = "err@20", max_grade: int = 4,
-                    convention: str = "trec"):
+                    convention: str = "gdeval"):
     """Per-topic ``measure`` of every run -> ``(names, topics, X, notes)``.
 
-    Topics are those of the qrels (sorted as strings); a run that did not
+    Topics are those of the qrels with at least one relevant document
+    (sorted as strings; gdeval.pl reports no other); a run that did not
     retrieve anything for a topic scores 0 on it (as the Web track's
     evaluation: every topic counts). Run names are the file names. ERR@k is
     gdeval.pl's, the TREC Web track's tool (Chapelle et al. 2009 with ``R =
     (2^g - 1) / 2^max_grade``; a grade above ``max_grade`` is an error as in
     gdeval, negative grades count 0; score ties broken by document id in
     descending order) -- tested against gdeval.pl itself (ir-measures);
-    NDCG@k uses the named preset of :mod:`evalrank.metrics.conventions`.
+    NDCG@k uses the named preset of :mod:`evalrank.metrics.conventions`
+    (default ``gdeval``, the Web track's NDCG).
     """
     from evalrank.data.trec import align, read_qrels, read_run
 
@@ -184,8 +186,11 @@ def score_trec_runs(qrels_path, run_paths, *, measure: str = "err@20", max_grade
     if measure.lower().startswith("err") and top > max_grade:
         raise ValueError(f"{qrels_path}: grade {top} is above --max-grade {max_grade} (ERR's top grade; gdeval.pl "
                          "refuses such qrels too)")
-    topics = sorted(qrels)
+    topics = sorted(q for q, docs in qrels.items() if any(g > 0 for g in docs.values()))
     names, rows, notes = [], [], []
+    if len(topics) < len(qrels):
+        notes.append(f"{len(qrels) - len(topics)} qrels topic(s) without a relevant document left out (as gdeval.pl)")
+    qrels = {q: qrels[q] for q in topics}
     for path in run_paths:
         path = Path(path)
         run = read_run(path)
