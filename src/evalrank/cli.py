@@ -506,18 +506,19 @@ def cmd_risk(a):
         print(t6.to_csv(sep="\t", index=False, float_format="%.4f"), end="")
 
 
-def _risk_pool(partitions):
+def _risk_protocol(a):
+    """The pooled partitions and Sec. 6.1's query split, the same in every risk-learning job."""
     from evalrank.data.collection import Collection
+    from evalrank.riskstudy.learning import split_queries
 
-    return Collection.concat(Collection.load(p) for p in partitions)
+    pool = Collection.concat(Collection.load(p) for p in a.partitions)
+    return pool, split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
 
 
 def cmd_risk_baseline(a):
     from evalrank.models.zoo import make_model, save_model
-    from evalrank.riskstudy.learning import split_queries
 
-    pool = _risk_pool(a.partitions)
-    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    pool, split = _risk_protocol(a)
     train, vali = pool.select_queries(split["baseline_train"]), pool.select_queries(split["baseline_vali"])
     model = make_model(a.learner, convention=a.convention, **json.loads(a.params))
     t0 = time.perf_counter()
@@ -533,10 +534,9 @@ def cmd_risk_learn(a):
     from evalrank import io
     from evalrank.models.risk_lambdamart import RiskLambdaMARTModel
     from evalrank.models.zoo import load_model
-    from evalrank.riskstudy.learning import fold_collections, split_queries
+    from evalrank.riskstudy.learning import fold_collections
 
-    pool = _risk_pool(a.partitions)
-    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    pool, split = _risk_protocol(a)
     train, vali, test = fold_collections(pool, split, a.fold)
     model = RiskLambdaMARTModel(convention=a.convention, method=a.method, alpha=a.alpha,
                                 baseline_feature=a.baseline_feature, **json.loads(a.params))
@@ -560,10 +560,9 @@ def cmd_risk_table7(a):
     from evalrank import io
     from evalrank.models import RankingModel
     from evalrank.models.zoo import load_model
-    from evalrank.riskstudy.learning import fold_collections, split_queries, table7
+    from evalrank.riskstudy.learning import fold_collections, table7
 
-    pool = _risk_pool(a.partitions)
-    split = split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    pool, split = _risk_protocol(a)
     metric = RankingModel(convention=a.convention).metric
     baselines = {f"baseline_{Path(p).stem}": load_model(p) for p in a.baselines}  # apart from the learners' names
     frames = []

@@ -33,10 +33,11 @@ import numpy as np
 from evalrank import seeds
 from evalrank.models import RankingModel
 
-__all__ = ["LambdaMARTModel"]
+__all__ = ["LambdaMARTModel", "lightgbm_groups"]
 
 
-def _groups(offsets: np.ndarray) -> np.ndarray:
+def lightgbm_groups(offsets: np.ndarray) -> np.ndarray:
+    """LightGBM's ``group`` argument from query offsets."""
     sizes = np.diff(offsets)
     return sizes[sizes > 0]  # LightGBM groups own rows; empty queries own none
 
@@ -98,9 +99,9 @@ class LambdaMARTModel(RankingModel):
             return "ndcg@10", value, True
 
         dtrain = lgb.Dataset(train.features, label=train.labels.astype(np.int32),
-                             group=_groups(train.offsets), params={"verbose": -1}, free_raw_data=True)
+                             group=lightgbm_groups(train.offsets), params={"verbose": -1}, free_raw_data=True)
         dvali = lgb.Dataset(vali.features, label=vali.labels.astype(np.int32),
-                            group=_groups(vali.offsets), reference=dtrain)
+                            group=lightgbm_groups(vali.offsets), reference=dtrain)
         booster = lgb.train(
             p, dtrain, num_boost_round=int(params["num_boost_round"]), valid_sets=[dvali], valid_names=["vali"],
             feval=feval, callbacks=[lgb.early_stopping(int(params["early_stopping_rounds"]), first_metric_only=True,

@@ -60,11 +60,6 @@ def variant_specs(objectives, n_seeds: int, train_fractions, feature_shares) -> 
     return specs
 
 
-def _groups(offsets):
-    sizes = np.diff(offsets)
-    return sizes[sizes > 0]
-
-
 def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, params: dict, n_jobs: int = 1,
                       log=None) -> tuple[dict[str, np.ndarray], list[dict]]:
     """Train every spec with LightGBM on ``train`` and score ``test``.
@@ -75,6 +70,8 @@ def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, 
     different seeds differ even on the same queries and features). Returns ``({name: test scores}, [metadata])``.
     """
     import lightgbm as lgb
+
+    from evalrank.models.lambdamart import lightgbm_groups
 
     scores, meta = {}, []
     for k, spec in enumerate(specs):
@@ -100,7 +97,7 @@ def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, 
             "verbose": -1,
         }
         ds = lgb.Dataset(sub.features[:, feats], label=sub.labels.astype(np.int32),
-                         group=_groups(sub.offsets) if spec["objective"] == "lambdarank" else None,
+                         group=lightgbm_groups(sub.offsets) if spec["objective"] == "lambdarank" else None,
                          params={"verbose": -1})
         booster = lgb.train(p, ds, num_boost_round=int(params["num_boost_round"]))
         scores[spec["name"]] = booster.predict(test.features[:, feats], num_threads=int(n_jobs)).astype(np.float64)
