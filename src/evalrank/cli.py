@@ -835,6 +835,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out-dir", required=True)
     s.set_defaults(func=cmd_risk_table7)
 
+    from evalrank.clicks.commands import add_parsers as add_clicks_parsers
+
+    add_clicks_parsers(sub)
+
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")
     s.set_defaults(func=cmd_validate_config)

@@ -1,0 +1,334 @@
+"""``python -m evalrank clicks-*``: the clicks stage's commands (registered by
+:func:`evalrank.cli.build_parser`). Each reads files, calls the library and
+writes its outputs atomically; ``workflow/rules/clicks.smk`` calls them.
+
+- ``clicks-simulate``: the world -> ``world.npz``, ``tests.csv``, ``sessions.tsv``, ``judgments.tsv``
+- ``clicks-dbn``: click models from ``sessions.tsv`` -> ``dbn.npz``, ``dbn_recovery.csv``
+- ``clicks-estimate``: every estimator on every test -> ``estimates.npz``, ``summaries.csv``, ...
+- ``clicks-report``: Tables 2, 4-8, the many-test study and Figs. 1-8
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["add_parsers"]
+
+
+def _log(msg: str) -> None:
+    print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _scale(names):
+    from evalrank.clicks.grades import GradeScale
+
+    return GradeScale(names=tuple(names), values=tuple(range(len(names))))
+
+
+def _load_world(path):
+    from evalrank import io
+
+    w = io.load_arrays(path)
+    return w
+
+
+def _pairs(w):
+    import numpy as np
+
+    from evalrank.clicks.logs import PairTable
+
+    pq = np.repeat(np.arange(w["queries"].size), np.diff(w["offsets"]))
+    return PairTable(w["queries"], pq, w["pair_url"], frozen=True)
+
+
+def cmd_simulate(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.clicks.grades import read_agreement
+    from evalrank.clicks.logs import write_judgments, write_sessions
+    from evalrank.clicks.simulate import WorldParams, simulate_world
+
+    scale = _scale(a.grades)
+    params = json.loads(a.params)
+    for key in ("history", "alternatives", "attractiveness", "satisfaction", "blend", "noise", "affected"):
+        if key in params:
+            params[key] = tuple(params[key])
+    params = WorldParams(**params)
+    scores, pool = {}, None
+    for item in a.predictions:
+        name, _, path = item.partition("=")
+        if not path:
+            raise ValueError(f"--predictions: expected NAME=PATH, got {item!r}")
+        p = io.load_arrays(path)
+        if pool is None:
+            pool = p
+        elif not (np.array_equal(p["offsets"], pool["offsets"]) and np.array_equal(p["labels"], pool["labels"])):
+            raise ValueError(f"--predictions: {path} scores a different pool than the other rankers")
+        scores[name] = p["scores"]
+    counts = read_agreement(a.agreement, scale)
+    world = simulate_world(pool["labels"], pool["offsets"], pool["qids"], scores, counts, params, a.seed,
+                           log_progress=_log)
+    out = Path(a.out_dir)
+    io.save_arrays(out / "world.npz", **world.arrays())
+    io.write_table(world.tests, out / "tests.csv")
+    write_sessions(out / "sessions.tsv", world.log, world.pair_table())
+    write_judgments(out / "judgments.tsv", world.judgments, scale)
+    imp = world.impressions
+    _log(f"{world.log.n_sessions} sessions ({world.log.n_rows} distinct rows) on {imp.size} queries; "
+         f"queries with >= 200 / 50 / 10 / 1 sessions: {(imp >= 200).sum()} / {(imp >= 50).sum()} / "
+         f"{(imp >= 10).sum()} / {(imp >= 1).sum()}")
+
+
+def cmd_dbn(a):
+    import numpy as np
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.clicks import dbn
+    from evalrank.clicks.logs import read_sessions
+
+    w = _load_world(a.world)
+    pairs = _pairs(w)
+    log, _ = read_sessions(a.sessions, pairs)
+    n = len(pairs)
+    t0 = time.perf_counter()
+    simp = dbn.simplified_dbn(log, n, min_views=a.min_views)
+    t1 = time.perf_counter()
+    fit = dbn.fit_dbn(log, n, gamma=a.gamma, prior=tuple(a.prior), max_iter=a.max_iter, tol=a.tol,
+                      min_views=a.min_views, progress_desc="DBN EM")
+    t2 = time.perf_counter()
+    _log(f"simplified DBN {t1 - t0:.2f} s; EM {fit.n_iter} iterations in {t2 - t1:.2f} s "
+         f"({log.n_sessions / max(t2 - t1, 1e-9):,.0f} sessions/s), gamma {fit.gamma:.4f}, "
+         f"{int(simp.reliable.sum())} pairs with >= {a.min_views} views")
+    io.save_arrays(a.output, views=simp.views, clicks=simp.clicks, last_clicks=simp.last_clicks,
+                   simplified_attract=simp.attract, simplified_satisfy=simp.satisfy,
+                   simplified_relevance=simp.relevance, em_attract=fit.attract, em_satisfy=fit.satisfy,
+                   em_relevance=fit.relevance, impressions=fit.impressions, reliable=simp.reliable,
+                   em_gamma=np.float64(fit.gamma), em_log_likelihood=np.asarray(fit.log_likelihood))
+    # against the simulator's parameters (known only because the world is simulated)
+    rows = []
+    rel = simp.reliable
+    true = {"attract": w["attract"], "satisfy": w["satisfy"], "relevance": w["attract"] * w["satisfy"]}
+    for model, est in (("simplified", simp), ("em", fit)):
+        for par in ("attract", "satisfy", "relevance"):
+            x, y = getattr(est, par)[rel], true[par][rel]
+            rows.append({"model": model, "parameter": par, "pairs": int(rel.sum()),
+                         "pearson": float(np.corrcoef(x, y)[0, 1]) if rel.sum() > 2 else np.nan,
+                         "mean_abs_error": float(np.mean(np.abs(x - y))) if rel.any() else np.nan,
+                         "mean_error": float(np.mean(x - y)) if rel.any() else np.nan})
+    io.write_table(pd.DataFrame(rows), a.table)
+
+
+def _judgment_arrays(df, pairs, n_pairs):
+    """(pair ids, grade indices) of one judgment set, refusing judged pairs
+    the world does not know."""
+    import numpy as np
+
+    ids = pairs.lookup(df["query"].tolist(), df["url"].tolist())
+    if (ids < 0).any():
+        r = df.iloc[int(np.nonzero(ids < 0)[0][0])]
+        raise ValueError(f"judgments: query {r['query']!r} / URL {r['url']!r} is not a pair of the world")
+    return ids, df["grade_index"].to_numpy(np.int64)
+
+
+def cmd_estimate(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.clicks import study
+    from evalrank.clicks.carterette import FEATURES, OrdinalClickModel, click_features
+    from evalrank.clicks.grades import read_agreement
+    from evalrank.clicks.logs import read_judgments, read_sessions
+
+    scale = _scale(a.grades)
+    w = _load_world(a.world)
+    pairs = _pairs(w)
+    n = len(pairs)
+    log, _ = read_sessions(a.sessions, pairs)
+    judg = read_judgments(a.judgments, scale)
+    counts = read_agreement(a.agreement, scale)
+    d = io.load_arrays(a.dbn)
+    relevance = d[f"{a.model}_relevance"]
+    reliable = d["reliable"].astype(bool)
+    pre_ids, pre_grades = _judgment_arrays(judg[judg["set"] == "pre-existing"], pairs, n)
+    sources = study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
+                                  relevance=relevance, reliable=reliable, base_top=w["base_top"], scale=scale,
+                                  prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
+    full_sets = {}
+    for name in sorted(s for s in judg["set"].unique() if s.startswith("full")):
+        ids, g = _judgment_arrays(judg[judg["set"] == name], pairs, n)
+        arr = np.full(n, -1, dtype=np.int64)
+        arr[ids] = g
+        full_sets[name] = arr
+    # Carterette & Jones: ordinal regression on click features, trained on frequent queries' judged pairs
+    X = click_features(log, n)
+    imp = log.query_sessions(w["queries"].size)
+    pq = np.repeat(np.arange(w["queries"].size), np.diff(w["offsets"]))
+    train = pre_ids[imp[pq[pre_ids]] >= a.cj_min_train]
+    cj = OrdinalClickModel(scale.n, alpha=a.cj_alpha).fit(X[train], sources.judged_grade[train])
+    cj_pdf = cj.predict_proba(X)
+    _log(f"Carterette & Jones: trained on {train.size} judged pairs of queries with >= {a.cj_min_train} sessions")
+    sigma = a.sigma if a.sigma == "loo" else float(a.sigma)
+    t0 = time.perf_counter()
+    rows, info = study.estimate_all(sources=sources, novel_top=w["novel_top"], base_top=w["base_top"],
+                                    row_offsets=w["row_offsets"], scale=scale, agreement=counts,
+                                    true_grade=w["true_grade"], full_sets=full_sets, cj_pdf=cj_pdf,
+                                    k=w["novel_top"].shape[1], sigma=sigma, sigma_bounds=tuple(a.sigma_bounds), say=_log)
+    _log(f"estimated {info.shape[0]} tests in {time.perf_counter() - t0:.1f} s")
+    other = "simplified" if a.model == "em" else "em"
+    alt = study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
+                              relevance=d[f"{other}_relevance"], reliable=reliable, base_top=w["base_top"],
+                              scale=scale, prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
+    E, V, _ = study.smoothed_estimates(sources=alt, novel_top=w["novel_top"], base_top=w["base_top"],
+                                       row_offsets=w["row_offsets"], scale=scale, k=w["novel_top"].shape[1],
+                                       sigma=sigma, sigma_bounds=tuple(a.sigma_bounds))
+    rows[f"smoothed_{other}"] = (E, V)   # the other click model, for comparison
+    summaries = study.test_summaries(rows, w["row_offsets"], z=a.z)
+    sigmas = np.geomspace(a.sigma_bounds[0], a.sigma_bounds[1], a.curve_points)
+    curve, sigma_all, errs = study.loo_study(w["novel_top"], w["base_top"], w["row_offsets"], sources, scale, sigmas)
+    out = Path(a.out_dir)
+    io.save_arrays(out / "estimates.npz", row_impressions=imp[w["row_query"]], row_offsets=w["row_offsets"],
+                   **{f"{m}_mean": e for m, (e, v) in rows.items()}, **{f"{m}_var": v for m, (e, v) in rows.items()})
+    io.write_table(summaries, out / "summaries.csv")
+    io.write_table(info, out / "sigma.csv")
+    io.write_table(curve.assign(pooled_sigma=sigma_all), out / "loo_curve.csv")
+    io.save_arrays(out / "sources.npz", relevance=sources.relevance, reliable=sources.reliable,
+                   judged_grade=sources.judged_grade, beta_params=sources.fits.params,
+                   beta_samples=sources.fits.n_samples, beta_pooled=sources.fits.pooled,
+                   prior_depths=np.asarray(sorted(sources.priors)),
+                   priors=np.stack([sources.priors[k] for k in sorted(sources.priors)]),
+                   prior_depth=np.int64(a.prior_depth), cj_coef=cj.coef_, cj_features=np.asarray(FEATURES),
+                   cj_train=np.int64(train.size),
+                   **{f"loo_{m}": e for m, e in errs.items()})
+
+
+def cmd_report(a):
+    import numpy as np
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.clicks import study
+    from evalrank.clicks.grades import compare_table2, read_agreement, table2
+    from evalrank.plots import clicks as plots
+
+    scale = _scale(a.grades)
+    src, out = Path(a.in_dir), Path(a.out_dir)
+    counts = read_agreement(a.agreement, scale)
+    t2 = table2(counts, scale)
+    printed = pd.read_csv(a.printed_table2, comment="#")
+    cmp2 = compare_table2(t2, printed)
+    io.write_table(cmp2, out / "table2.csv", float_format="%.6f")
+    est = io.load_arrays(src / "estimates.npz")
+    methods = sorted({k[:-5] for k in est if k.endswith("_mean")})
+    rows = {m: (est[f"{m}_mean"], est[f"{m}_var"]) for m in methods}
+    ro, imp = est["row_offsets"], est["row_impressions"]
+    summaries = pd.read_csv(src / "summaries.csv", keep_default_na=False, na_values=[""])
+    sources = io.load_arrays(src / "sources.npz")
+    w = _load_world(a.world)
+    full = sorted(m for m in methods if m.startswith("full"))
+    paper = list(range(1, a.paper_tests + 1))
+    judged = sources["judged_grade"] >= 0
+    t4 = study.table4(w["novel_top"], w["base_top"], ro, judged, sources["reliable"].astype(bool), paper)
+    io.write_table(t4, out / "table4.csv", float_format="%.4f")
+    # Table 5 (pooled LOO over all tests) + per-test sigma
+    curve = pd.read_csv(src / "loo_curve.csv")
+    errs = {m: sources[f"loo_{m}"] for m in ("query", "position", "hybrid")}
+    t5 = pd.DataFrame([{"source": "ours", **{m: float(np.mean(e ** 2)) for m, e in errs.items()},
+                        "sigma": float(curve.pooled_sigma.iloc[0]), "judged_pairs": int(errs["hybrid"].size)},
+                       {"source": "paper", **study.PAPER_TABLE5, "judged_pairs": np.nan}])
+    io.write_table(t5, out / "table5.csv", float_format="%.4f")
+    # Tables 6 and 8 (per-query correlations within tests, by impression threshold)
+    refs = full
+    alt = [m for m in methods if m.startswith("smoothed_")]
+    t6 = study.correlation_table(rows, ro, imp, ["carterette_jones", "smoothed"], refs)
+    t6_truth = study.correlation_table(rows, ro, imp, ["carterette_jones", "smoothed"] + alt, ["truth"])
+    keep = ["carterette_jones", "smoothed"] + alt
+    t6 = t6.merge(t6_truth[["min_impressions"] + keep].rename(columns={m: f"{m}_vs_truth" for m in keep}),
+                  on="min_impressions")
+    t6 = t6.merge(study.PAPER_TABLE6.add_prefix("paper_").rename(columns={"paper_min_impressions": "min_impressions"}),
+                  on="min_impressions")
+    io.write_table(t6, out / "table6.csv", float_format="%.4f")
+    t8_methods = ["clicks_only", "editorial_only", "smoothed", "carterette_jones"]
+    parts = []
+    for sign in (False, True):
+        t8 = study.correlation_table(rows, ro, imp, t8_methods, refs, sign=sign)
+        t8["inter_annotator"] = study.inter_annotator(rows, ro, imp, full, sign=sign)
+        vs_truth = study.correlation_table(rows, ro, imp, t8_methods + full[:1], ["truth"], sign=sign)
+        for m in t8_methods + full[:1]:
+            t8[f"{m}_vs_truth"] = vs_truth[m]
+        parts.append(t8.assign(quantity="sign" if sign else "delta_dcg"))
+    t8 = pd.concat(parts, ignore_index=True)
+    t8 = t8.merge(study.PAPER_TABLE8.add_prefix("paper_").rename(columns={"paper_min_impressions": "min_impressions"})
+                  .assign(quantity="delta_dcg"), on=["min_impressions", "quantity"], how="left")
+    io.write_table(t8, out / "table8.csv", float_format="%.4f")
+    # Table 7 and the study over all tests
+    t7_methods = full + ["clicks_only", "editorial_only", "carterette_jones", "smoothed", "truth"]
+    io.write_table(study.calls_table(summaries, paper, t7_methods), out / "table7.csv")
+    st = study.study_table(summaries, full + ["clicks_only", "editorial_only", "carterette_jones", "smoothed"] + alt,
+                           z=a.coverage_z)
+    io.write_table(st, out / "study.csv", float_format="%.4f")
+    # figures
+    sig = pd.read_csv(src / "sigma.csv")
+    plots.figures(out, sources=sources, scale=scale, curve=curve, errors=errs, summaries=summaries,
+                  sigma_table=sig, coverage_z=a.coverage_z)
+    s = st[(st.truth == "truth") & (st.method == "smoothed")].iloc[0]
+    _log(f"Table 5 LOO MSE: position {t5['position'][0]:.4f}, query {t5['query'][0]:.4f}, hybrid "
+         f"{t5['hybrid'][0]:.4f} (sigma {t5['sigma'][0]:.3g}); smoothed-DBN vs truth over {int(s.tests)} tests: "
+         f"r = {s.pearson:.3f}, sign agreement {s.sign_agreement:.3f}, coverage {s.coverage:.3f}")
+
+
+def add_parsers(sub) -> None:
+    """Register the ``clicks-*`` subcommands on an argparse subparsers object."""
+    def grades(s):
+        s.add_argument("--grades", nargs="+", default=["B", "F", "G", "E", "P"], help="grade names, lowest first")
+
+    s = sub.add_parser("clicks-simulate", help="simulate the search world: sessions, tests, editors (Ozertem 2011)")
+    s.add_argument("--predictions", nargs="+", required=True, help="NAME=predictions.npz of each ranker on the pool")
+    s.add_argument("--agreement", required=True, help="inter-editor agreement matrix CSV (Table 1)")
+    s.add_argument("--params", default="{}", help="JSON of clicks.world")
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--out-dir", required=True)
+    grades(s)
+    s.set_defaults(func=cmd_simulate)
+
+    s = sub.add_parser("clicks-dbn", help="simplified DBN (eq. 1) and full DBN by EM from a session log")
+    s.add_argument("--world", required=True)
+    s.add_argument("--sessions", required=True)
+    s.add_argument("--min-views", type=int, default=10)
+    s.add_argument("--gamma", type=lambda v: None if v == "fit" else float(v), default=0.9,
+                   help="EM's continuation probability, or 'fit'")
+    s.add_argument("--prior", type=float, nargs=2, default=[1.0, 1.0])
+    s.add_argument("--max-iter", type=int, default=200)
+    s.add_argument("--tol", type=float, default=1e-8)
+    s.add_argument("--output", required=True)
+    s.add_argument("--table", required=True, help="recovery of the simulator's parameters (CSV)")
+    s.set_defaults(func=cmd_dbn)
+
+    s = sub.add_parser("clicks-estimate", help="ΔDCG@k of every test by every estimator")
+    for arg in ("--world", "--sessions", "--judgments", "--dbn", "--agreement", "--out-dir"):
+        s.add_argument(arg, required=True)
+    s.add_argument("--model", choices=["simplified", "em"], default="em",
+                   help="click model behind smoothed-DBN (the other one is reported as smoothed_<model>)")
+    s.add_argument("--prior-depth", type=int, default=5)
+    s.add_argument("--eps", type=float, default=1e-4)
+    s.add_argument("--min-samples", type=int, default=5)
+    s.add_argument("--sigma", default="loo", help="'loo' or a number")
+    s.add_argument("--sigma-bounds", type=float, nargs=2, default=[1e-3, 1e2])
+    s.add_argument("--curve-points", type=int, default=15)
+    s.add_argument("--cj-min-train", type=int, default=200)
+    s.add_argument("--cj-alpha", type=float, default=1.0)
+    s.add_argument("--z", type=float, default=1.96)
+    grades(s)
+    s.set_defaults(func=cmd_estimate)
+
+    s = sub.add_parser("clicks-report", help="Tables 2, 4-8, the many-test study and Figs. 1-8")
+    for arg in ("--world", "--in-dir", "--agreement", "--printed-table2", "--out-dir"):
+        s.add_argument(arg, required=True)
+    s.add_argument("--paper-tests", type=int, default=5)
+    s.add_argument("--coverage-z", type=float, default=2.0)
+    grades(s)
+    s.set_defaults(func=cmd_report)

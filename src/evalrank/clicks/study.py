@@ -1,0 +1,365 @@
+"""The paper's evaluation on a simulated world (Ozertem et al. 2011, Secs. 3-5).
+
+:func:`estimate_all` runs every estimator on every test of a world and
+returns per-row (test query) E{ΔDCG@k} and Var{ΔDCG@k}:
+
+- ``smoothed``: the paper's method, in its combination order (Sec. 3.4):
+  editorial pdf (Table 1 row) -> click-model posterior p(g|x) -> hybrid
+  smoothing with sigma chosen per test by leave-one-out;
+- ``clicks_only`` / ``editorial_only``: one source each, everything else Bad
+  (Sec. 5.2.2's baselines);
+- ``carterette_jones``: exact editorial grades, else the ordinal regression on
+  click features (Sec. 5.2.1);
+- ``full1..fullN``: each fully judged editorial set, through Table 1 rows;
+- ``truth``: the simulator's true grades (zero variance) and ``expected``:
+  the mean an editor's Table-1-row pdf would give for the true grade -- the
+  quantity editorial-scale estimators target.
+
+The tables then compare them: per-query correlations within each test over
+impression-threshold query subsets (Tables 6 and 8), per-test calls
+(Table 7) and, beyond the paper, the test-level correlation with the truth,
+sign agreement and the coverage of the stated variance over all tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from evalrank.clicks import deltadcg, mapping, smoothing
+from evalrank.clicks.carterette import OrdinalClickModel, click_features
+from evalrank.clicks.grades import GradeScale, agreement_pdfs, grade_moments
+
+__all__ = ["Sources", "click_sources", "estimate_all", "correlation_table", "calls_table", "study_table",
+           "table4", "loo_study", "PAPER_TABLE4", "PAPER_TABLE5", "PAPER_TABLE6", "PAPER_TABLE7", "PAPER_TABLE8",
+           "IMPRESSION_THRESHOLDS"]
+
+IMPRESSION_THRESHOLDS = (200, 50, 10, 0)
+
+PAPER_TABLE4 = pd.DataFrame({
+    "test": [1, 2, 3, 4, 5], "unique_queries": [447, 707, 911, 293, 55],
+    "unique_query_urls": [2803, 4878, 6404, 2016, 382], "judged_query_urls": [879, 1738, 2304, 684, 130],
+    "dbn_query_urls": [733, 1596, 1949, 622, 124]})
+PAPER_TABLE5 = {"query": 0.9452, "position": 0.9911, "hybrid": 0.7286, "sigma": 0.55}
+PAPER_TABLE6 = pd.DataFrame({"min_impressions": list(IMPRESSION_THRESHOLDS),
+                             "carterette_jones": [0.79, 0.63, 0.37, 0.29], "smoothed": [0.78, 0.77, 0.74, 0.74]})
+PAPER_TABLE7 = {"full1": [("+", 0.0487), ("?", 0.0159), ("+", 0.0789), ("?", 0.0057), ("-", -0.1627)],
+                "full2": [("?", -0.0290), ("+", 0.0753), ("+", 0.1745), ("?", 0.0588), ("-", -0.1108)],
+                "full3": [("?", -0.0174), ("+", 0.0778), ("+", 0.1152), ("?", 0.1236), ("-", -0.1511)],
+                "clicks_only": [("?", 0.0062), ("?", 0.0196), ("?", -0.0575), ("?", 0.0098), ("?", 0.1055)],
+                "editorial_only": [("?", 0.0909), ("+", 0.2425), ("?", 0.5711), ("?", 0.3579), ("-", -0.0809)],
+                "smoothed": [("?", 0.0955), ("+", 0.1564), ("+", 0.2371), ("?", 0.2277), ("-", -0.0749)]}
+PAPER_TABLE8 = pd.DataFrame({"min_impressions": list(IMPRESSION_THRESHOLDS),
+                             "clicks_only": [0.61, 0.52, 0.34, 0.18], "editorial_only": [0.57, 0.55, 0.54, 0.51],
+                             "smoothed": [0.78, 0.77, 0.74, 0.74], "inter_annotator": [0.83, 0.81, 0.81, 0.81]})
+
+
+@dataclass
+class Sources:
+    """Per-pair relevance sources of the method (n_pairs rows each)."""
+
+    editorial_pdf: np.ndarray    # (n_pairs, G) Table-1-row pdf of the pre-existing judgment
+    judged: np.ndarray           # (n_pairs,) bool
+    judged_grade: np.ndarray     # (n_pairs,) int64, -1 where unjudged
+    click_pdf: np.ndarray        # (n_pairs, G) p(g|x), uniform where unreliable
+    reliable: np.ndarray         # (n_pairs,) bool: the click model has >= min_views views
+    relevance: np.ndarray        # (n_pairs,) click-model relevance x = a * s
+    fits: mapping.BetaFits
+    priors: dict                 # depth -> p(g)
+
+
+def click_sources(*, n_pairs, judged_pairs, judged_grades, agreement, relevance, reliable, base_top, scale,
+                  prior_depth=5, eps=1e-4, min_samples=5) -> Sources:
+    """Editorial and click-model pdfs (Sec. 3.3): beta fits of p(x|g) on the
+    intersection (pairs with a judgment and a reliable click estimate), the
+    position-aware prior p(g) from judged pairs in the baseline's top
+    ``prior_depth`` (depth 1 is kept for Figs. 3-4), posterior p(g|x)."""
+    R = agreement_pdfs(agreement)
+    G = scale.n
+    judged = np.zeros(n_pairs, dtype=bool)
+    judged[judged_pairs] = True
+    grade = np.full(n_pairs, -1, dtype=np.int64)
+    grade[judged_pairs] = judged_grades
+    editorial = np.full((n_pairs, G), 1.0 / G)
+    editorial[judged_pairs] = R[judged_grades]
+    inter = judged & reliable
+    if inter.sum() < 2:
+        raise ValueError(f"the click model and the editors share {int(inter.sum())} query-URL pairs; the beta "
+                         "mapping p(x|g) needs more (more sessions or judgments)")
+    fits = mapping.fit_beta(relevance[inter], grade[inter], G, eps=eps, min_samples=min_samples)
+    flat = base_top.ravel()
+    ranks = np.tile(np.arange(1, base_top.shape[1] + 1), base_top.shape[0])
+    ok = flat >= 0
+    flat, ranks = flat[ok], ranks[ok]
+    pairs_u, first = np.unique(flat, return_index=True)    # a pair counts once (tests share queries)
+    ranks = ranks[first]
+    jm = judged[pairs_u]
+    priors = {d: mapping.grade_prior(grade[pairs_u][jm], ranks[jm], d, G) for d in sorted({1, 5, prior_depth})}
+    click = np.full((n_pairs, G), 1.0 / G)
+    click[reliable] = mapping.posterior(relevance[reliable], fits, priors[prior_depth], eps=eps)
+    return Sources(editorial, judged, grade, click, reliable, relevance, fits, priors)
+
+
+def _one_hot(G, n_pairs, grade):
+    out = np.zeros((n_pairs, G))
+    out[np.arange(n_pairs), grade] = 1.0
+    return out
+
+
+def _rows(novel_top, base_top, row_offsets, t):
+    sl = slice(row_offsets[t], row_offsets[t + 1])
+    return novel_top[sl], base_top[sl]
+
+
+def estimate_all(*, sources: Sources, novel_top, base_top, row_offsets, scale: GradeScale, agreement, true_grade,
+                 full_sets: dict, cj_pdf, k=5, sigma="loo", sigma_bounds=(1e-3, 1e2), say=None):
+    """Every estimator on every test (module docstring).
+
+    Returns ``(rows, tests)``: ``rows`` maps method -> (E, Var) arrays over all
+    test rows; ``tests`` is a DataFrame with per-test sigma and LOO MSEs.
+    ``sigma``: ``"loo"`` (per-test leave-one-out) or a fixed number.
+    """
+    say = say or (lambda m: None)
+    G, n_pairs = scale.n, sources.judged.size
+    a = scale.a
+    R = agreement_pdfs(agreement)
+    bad = _one_hot(G, n_pairs, np.zeros(n_pairs, dtype=np.int64))
+    editorial_only = np.where(sources.judged[:, None], sources.editorial_pdf, bad)
+    clicks_only = np.where(sources.reliable[:, None], sources.click_pdf, bad)
+    cj = np.where(sources.judged[:, None], _one_hot(G, n_pairs, np.maximum(sources.judged_grade, 0)), cj_pdf)
+    fixed = {"editorial_only": editorial_only, "clicks_only": clicks_only, "carterette_jones": cj,
+             "truth": _one_hot(G, n_pairs, true_grade), "expected": R[true_grade]}
+    for name, g in full_sets.items():
+        fixed[name] = np.where((g >= 0)[:, None], R[np.maximum(g, 0)], np.nan)
+    moments = {}
+    for name, pdf in fixed.items():
+        finite = np.isfinite(pdf).all(axis=1)
+        m, v = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+        m[finite], v[finite] = grade_moments(pdf[finite], scale)
+        moments[name] = (m, v)
+    moments["expected"] = (moments["expected"][0], np.zeros(n_pairs))
+    n_tests = row_offsets.size - 1
+    rows = {name: (np.zeros(novel_top.shape[0]), np.zeros(novel_top.shape[0])) for name in moments}
+    for t in range(n_tests):   # a pair appears once per test, but in many tests
+        nt, bt = _rows(novel_top, base_top, row_offsets, t)
+        sl = slice(row_offsets[t], row_offsets[t + 1])
+        for name, (m, v) in moments.items():
+            rows[name][0][sl], rows[name][1][sl] = deltadcg.delta_dcg(m, v, nt, bt, k=k)
+
+    E, V, info = smoothed_estimates(sources=sources, novel_top=novel_top, base_top=base_top,
+                                    row_offsets=row_offsets, scale=scale, k=k, sigma=sigma,
+                                    sigma_bounds=sigma_bounds, say=say)
+    rows["smoothed"] = (E, V)
+    return rows, info
+
+
+def smoothed_estimates(*, sources: Sources, novel_top, base_top, row_offsets, scale: GradeScale, k=5, sigma="loo",
+                       sigma_bounds=(1e-3, 1e2), say=None):
+    """The paper's method (smoothed-DBN) on every test: per row E and Var of
+    ΔDCG@k, and a per-test table of sigma, LOO MSEs and source counts."""
+    say = say or (lambda m: None)
+    n_pairs, a = sources.judged.size, scale.a
+    n_tests = row_offsets.size - 1
+    available = sources.judged | sources.reliable
+    base_pdf = np.where(sources.judged[:, None], sources.editorial_pdf, sources.click_pdf)
+    target_values = np.where(sources.judged, a[np.maximum(sources.judged_grade, 0)], np.nan)
+    E = np.zeros(novel_top.shape[0])
+    V = np.zeros(novel_top.shape[0])
+    info = []
+    for t in range(n_tests):
+        nt, bt = _rows(novel_top, base_top, row_offsets, t)
+        if sigma == "loo":
+            choice = smoothing.choose_sigma(nt, bt, base_pdf, available, sources.judged, target_values, scale,
+                                            bounds=sigma_bounds)
+            s = choice.sigma
+            rec = {"test": t + 1, "sigma": s, "loo_hybrid": choice.mse, "loo_position": choice.mse_position,
+                   "loo_query": choice.mse_query, "loo_n": choice.n_targets}
+        else:
+            s = float(sigma)
+            rec = {"test": t + 1, "sigma": s}
+        pdf = base_pdf.copy()
+        pids, spdf = smoothing.smooth(nt, bt, base_pdf, available, scale, s, method="hybrid")
+        pdf[pids] = spdf
+        need = np.unique(np.concatenate([nt[nt >= 0], bt[bt >= 0]]))
+        m, v = np.full(n_pairs, np.nan), np.full(n_pairs, np.nan)
+        m[need], v[need] = grade_moments(pdf[need], scale)
+        e, var = deltadcg.delta_dcg(m, v, nt, bt, k=k)
+        E[row_offsets[t]:row_offsets[t + 1]] = e
+        V[row_offsets[t]:row_offsets[t + 1]] = var
+        rec.update({"pairs": int(need.size), "judged": int(sources.judged[need].sum()),
+                    "click_only": int((sources.reliable[need] & ~sources.judged[need]).sum()),
+                    "smoothed": int((~available[need]).sum())})
+        info.append(rec)
+        if (t + 1) % 20 == 0 or t + 1 == n_tests:
+            say(f"smoothed estimates: test {t + 1}/{n_tests}")
+    return E, V, pd.DataFrame(info)
+
+
+def test_summaries(rows: dict, row_offsets, z=1.96) -> pd.DataFrame:
+    """Per test and method: ΔDCG (mean over the test's queries), its SD and call."""
+    n_tests = row_offsets.size - 1
+    test_of_row = np.repeat(np.arange(n_tests), np.diff(row_offsets))
+    out = []
+    for name, (E, V) in rows.items():
+        s = deltadcg.summarize_tests(E, V, test_of_row, n_tests, z=z)
+        out.append(pd.DataFrame({"test": np.arange(1, n_tests + 1), "method": name, "delta": s["delta"],
+                                 "sd": s["sd"], "call": s["call"]}))
+    return pd.concat(out, ignore_index=True)
+
+
+def _pearson(x, y):
+    if x.size < 3 or np.std(x) == 0 or np.std(y) == 0:
+        return np.nan
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def correlation_table(rows: dict, row_offsets, impressions_of_row, methods, references,
+                      thresholds=IMPRESSION_THRESHOLDS, sign=False) -> pd.DataFrame:
+    """Tables 6 and 8: per impression threshold, the Pearson correlation over
+    the test's queries (with >= threshold impressions) of each method's
+    E{ΔDCG} with each reference's, averaged over tests (and references).
+    A reference list's own members are compared pairwise (inter-annotator).
+    ``sign``: correlate sign(ΔDCG) instead (Sec. 5.2.2)."""
+    n_tests = row_offsets.size - 1
+    f = np.sign if sign else (lambda x: x)
+    out = []
+    for k in thresholds:
+        rec = {"min_impressions": k}
+        for name in methods:
+            vals = []
+            for ref in references:
+                if ref == name:
+                    continue
+                for t in range(n_tests):
+                    sl = slice(row_offsets[t], row_offsets[t + 1])
+                    keep = impressions_of_row[sl] >= k
+                    vals.append(_pearson(f(rows[name][0][sl][keep]), f(rows[ref][0][sl][keep])))
+            vals = np.asarray(vals)
+            rec[name] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
+        ok = [impressions_of_row[row_offsets[t]:row_offsets[t + 1]] >= k for t in range(n_tests)]
+        rec["tests_used"] = int(sum(m.sum() >= 3 for m in ok))
+        rec["queries"] = int(sum(m.sum() for m in ok))
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def inter_annotator(rows, row_offsets, impressions_of_row, sets, thresholds=IMPRESSION_THRESHOLDS, sign=False):
+    """Average pairwise per-query correlation between the fully judged sets."""
+    f = np.sign if sign else (lambda x: x)
+    n_tests = row_offsets.size - 1
+    out = []
+    for k in thresholds:
+        vals = []
+        for i, s1 in enumerate(sets):
+            for s2 in sets[i + 1:]:
+                for t in range(n_tests):
+                    sl = slice(row_offsets[t], row_offsets[t + 1])
+                    keep = impressions_of_row[sl] >= k
+                    vals.append(_pearson(f(rows[s1][0][sl][keep]), f(rows[s2][0][sl][keep])))
+        out.append(float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan)
+    return out
+
+
+def calls_table(summaries: pd.DataFrame, tests, methods) -> pd.DataFrame:
+    """Table 7: call and ΔDCG per (method, test) for the given tests, the
+    paper's printed values beside where it prints them."""
+    out = []
+    for name in methods:
+        rec = {"method": name}
+        for i, t in enumerate(tests):
+            r = summaries[(summaries.method == name) & (summaries.test == t)].iloc[0]
+            rec[f"test{t}"] = f"{r['call']} ({r['delta']:.4f})"
+            if name in PAPER_TABLE7 and i < 5:
+                c, v = PAPER_TABLE7[name][i]
+                rec[f"paper_test{i + 1}"] = f"{c} ({v:.4f})"
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def _fisher_ci(r, n, level=0.95):
+    if not np.isfinite(r) or n < 4:
+        return np.nan, np.nan
+    zc = stats.norm.ppf(0.5 + level / 2) / np.sqrt(n - 3)
+    zr = np.arctanh(np.clip(r, -0.999999, 0.999999))
+    return float(np.tanh(zr - zc)), float(np.tanh(zr + zc))
+
+
+def study_table(summaries: pd.DataFrame, methods, truths=("truth", "expected"), z=2.0) -> pd.DataFrame:
+    """Beyond the paper, over all tests: Pearson r of each method's test-level
+    ΔDCG with the truth (95 % Fisher CI), sign agreement, the share of
+    significant calls that have the truth's sign, and the coverage of the
+    stated variance (truth within ±z SD)."""
+    out = []
+    for truth in truths:
+        tv = summaries[summaries.method == truth].sort_values("test")["delta"].to_numpy()
+        for name in methods:
+            s = summaries[summaries.method == name].sort_values("test")
+            d, sd, call = s["delta"].to_numpy(), s["sd"].to_numpy(), s["call"].to_numpy()
+            r = _pearson(d, tv)
+            lo, hi = _fisher_ci(r, d.size)
+            sig = call != "?"
+            right = ((call == "+") & (tv > 0)) | ((call == "-") & (tv < 0))
+            out.append({"truth": truth, "method": name, "tests": int(d.size), "pearson": r, "ci_low": lo,
+                        "ci_high": hi, "spearman": float(stats.spearmanr(d, tv).statistic),
+                        "sign_agreement": float(np.mean(np.sign(d) == np.sign(tv))),
+                        "significant_calls": int(sig.sum()),
+                        "significant_correct": float(right[sig].mean()) if sig.any() else np.nan,
+                        "coverage": float(np.mean(np.abs(d - tv) <= z * sd)) if np.any(sd > 0) else np.nan,
+                        "mean_abs_error": float(np.mean(np.abs(d - tv)))})
+    return pd.DataFrame(out)
+
+
+def table4(novel_top, base_top, row_offsets, judged, reliable, tests) -> pd.DataFrame:
+    """Table 4 for the given tests (1-based): unique queries, unique
+    query-URLs of D ∪ D', those with a pre-existing judgment, and those
+    without one but with a click-model estimate (the paper's "DBN
+    query-URL"), with the shares and the paper's printed rows beside."""
+    out = []
+    for t in tests:
+        nt, bt = _rows(novel_top, base_top, row_offsets, t - 1)
+        need = np.unique(np.concatenate([nt[nt >= 0], bt[bt >= 0]]))
+        j = judged[need]
+        out.append({"test": t, "unique_queries": int(nt.shape[0]), "unique_query_urls": int(need.size),
+                    "judged_query_urls": int(j.sum()), "dbn_query_urls": int((reliable[need] & ~j).sum())})
+    df = pd.DataFrame(out)
+
+    def shares(d):
+        return d.assign(urls_per_query=d.unique_query_urls / d.unique_queries,
+                        judged_share=d.judged_query_urls / d.unique_query_urls,
+                        dbn_share=d.dbn_query_urls / d.unique_query_urls)
+
+    paper = shares(PAPER_TABLE4).set_index("test").add_prefix("paper_").reset_index()
+    return shares(df).merge(paper, on="test", how="left")
+
+
+def loo_study(novel_top, base_top, row_offsets, sources: Sources, scale: GradeScale, sigmas):
+    """Sec. 5.1 over all tests pooled: the LOO MSE curve over ``sigmas``
+    (Fig. 6), the pooled-optimal sigma, and the LOO errors of position,
+    query and hybrid smoothing at it (Table 5, Fig. 7)."""
+    from scipy.optimize import minimize_scalar
+
+    available = sources.judged | sources.reliable
+    base_pdf = np.where(sources.judged[:, None], sources.editorial_pdf, sources.click_pdf)
+    target_values = np.where(sources.judged, scale.a[np.maximum(sources.judged_grade, 0)], np.nan)
+    n_tests = row_offsets.size - 1
+    parts = [_rows(novel_top, base_top, row_offsets, t) for t in range(n_tests)]
+
+    def errors(sigma, method="hybrid"):
+        return np.concatenate([smoothing.loo_errors(nt, bt, base_pdf, available, sources.judged, target_values,
+                                                    scale, sigma, method=method)[1] for nt, bt in parts])
+
+    def mse(log_sigma):
+        e = errors(float(np.exp(log_sigma)))
+        return float(np.mean(e * e))
+
+    curve = np.array([mse(np.log(s)) for s in sigmas])
+    best = int(np.argmin(curve))
+    lo = np.log(sigmas[max(best - 1, 0)])
+    hi = np.log(sigmas[min(best + 1, len(sigmas) - 1)])
+    res = minimize_scalar(mse, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
+    sigma = float(np.exp(res.x)) if res.fun <= curve[best] else float(sigmas[best])
+    errs = {"position": errors(0.0, "position"), "query": errors(np.inf, "query"), "hybrid": errors(sigma)}
+    return pd.DataFrame({"sigma": sigmas, "mse": curve}), sigma, errs
