@@ -22,6 +22,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/active.smk"
 include: "workflow/rules/ndcg.smk"
 include: "workflow/rules/risk.smk"
+include: "workflow/rules/clicks.smk"
 
 
 rule all:
@@ -31,4 +32,5 @@ rule all:
         active_outputs(),
         ndcg_outputs(),
         risk_outputs(),
+        clicks_outputs(),
     default_target: True

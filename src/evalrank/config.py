@@ -131,6 +131,9 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
         if n_feat and learn.get("baseline_feature", 0) > n_feat:
             problems.append(("risk.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
                              f"dataset's n_features = {n_feat}"))
+    clk = config.get("clicks", {})
+    if clk.get("enabled", True):
+        problems += _clicks_checks(clk, config)
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
         problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))
@@ -158,6 +161,42 @@ def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
     too_big = [f for f in pop.get("features", []) if n_feat and f > n_feat]
     if too_big:
         problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
+    return problems
+
+
+def _clicks_checks(clk: dict, config: dict) -> list[tuple[str, str]]:
+    problems = []
+    models = config.get("models", {})
+    if not models.get("enabled", True):
+        problems.append(("clicks.enabled", "the clicks stage needs the models stage (models.enabled: true)"))
+    names = models.get("names", [])
+    world = clk.get("world", {})
+    for key in ("baseline", "history", "alternatives"):
+        value = world.get(key)
+        if value is None:
+            continue
+        values = [value] if isinstance(value, str) else value
+        allowed = names + (["oracle"] if key == "alternatives" else [])
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            problems.append((f"clicks.world.{key}", f"{bad} must be in models.names {names}"
+                             + (" or 'oracle'" if key == "alternatives" else "")))
+    if world.get("k", 5) > world.get("serp_depth", 10):
+        problems.append(("clicks.world.k", f"must not exceed clicks.world.serp_depth ({world.get('serp_depth', 10)})"))
+    for key in ("blend", "noise", "affected"):
+        lo_hi = world.get(key)
+        if lo_hi and lo_hi[0] > lo_hi[1]:
+            problems.append((f"clicks.world.{key}", f"needs lo <= hi, got {lo_hi}"))
+    max_grade = config.get("dataset", {}).get("max_grade")
+    grades = clk.get("grades", ["B", "F", "G", "E", "P"])
+    if max_grade is not None and len(grades) != max_grade + 1:
+        problems.append(("clicks.grades", f"{len(grades)} grades for labels 0..{max_grade}: the agreement matrix "
+                         f"needs dataset.max_grade + 1 grades (or set clicks.enabled: false)"))
+    if clk.get("paper_tests", 5) > world.get("n_tests", 120):
+        problems.append(("clicks.paper_tests", f"exceeds clicks.world.n_tests ({world.get('n_tests', 120)})"))
+    sb = clk.get("smoothing", {}).get("sigma_bounds")
+    if sb and sb[0] >= sb[1]:
+        problems.append(("clicks.smoothing.sigma_bounds", f"needs lo < hi, got {sb}"))
     return problems
 
 

@@ -51,3 +51,11 @@ def model_outputs():
         [f"{RESULTS}/fold{{fold}}/quality/quality.csv", f"{RESULTS}/fold{{fold}}/quality/quality.png"],
         fold=FOLDS,
     ) + expand(f"{RESULTS}/fold{{fold}}/quality/reliability/{{model}}.png", fold=FOLDS, model=MODELS)
+
+
+def _config_file(path):
+    """A file named in the config: as given if it exists from the working directory (or is
+    absolute), else relative to the workflow's root (the shipped config/risk/*.csv when the DAG
+    runs with --directory elsewhere)."""
+    p = Path(path)
+    return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)

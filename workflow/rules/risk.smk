@@ -6,15 +6,6 @@ RISK = config["risk"]
 POP = RISK["population"]
 
 
-def _config_file(path):
-    """A file named in the config: as given if it exists from the working directory (or is
-    absolute), else relative to the workflow's root (the shipped config/risk/*.csv when the DAG
-    runs with --directory elsewhere)."""
-    p = Path(path)
-    return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)
-
-
-
 def risk_outputs():
     if not RISK["enabled"]:
         return []

@@ -1,0 +1,131 @@
+# Judgments + clicks (Ozertem et al. 2011): a simulated search world with known
+# true grades, click models, beta mapping, hybrid smoothing, ΔDCG@5 of every test
+# by every estimator; Tables 2 and 4-8, Figs. 1-8 under results/<name>/clicks/.
+import json
+
+CLICKS = config["clicks"]
+CWORLD = CLICKS["world"]
+CLICKS_DIR = f"{RESULTS}/clicks"
+CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
+CLICKS_GRADES = " ".join(CLICKS["grades"])
+
+
+def clicks_outputs():
+    if not CLICKS["enabled"]:
+        return []
+    tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv"]
+    return [f"{CLICKS_DIR}/{f}" for f in tables + [f"fig{i}.png" for i in range(1, 9)]] + [
+        f"{CLICKS_DIR}/dbn_recovery.csv"]
+
+
+rule clicks_simulate:
+    input:
+        predictions=expand(f"{RESULTS}/fold{CLICKS['fold']}/predictions/{{model}}.npz", model=CLICKS_RANKERS),
+        agreement=_config_file(CLICKS["agreement"]),
+    output:
+        expand(f"{CLICKS_DIR}/world/{{f}}", f=["world.npz", "tests.csv", "sessions.tsv", "judgments.tsv"]),
+    params:
+        predictions=lambda w, input: " ".join(f"{m}={p}" for m, p in zip(CLICKS_RANKERS, input.predictions)),
+        world=json.dumps(CWORLD, sort_keys=True),
+        out=f"{CLICKS_DIR}/world",
+        seed=config["seed"],
+        grades=CLICKS_GRADES,
+    log:
+        f"{LOGS}/clicks/simulate.log",
+    benchmark:
+        f"{BENCH}/clicks/simulate.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    shell:
+        "python -m evalrank clicks-simulate --predictions {params.predictions} --agreement {input.agreement:q}"
+        " --params {params.world:q} --seed {params.seed} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"
+
+
+rule clicks_dbn:
+    input:
+        world=f"{CLICKS_DIR}/world/world.npz",
+        sessions=f"{CLICKS_DIR}/world/sessions.tsv",
+    output:
+        model=f"{CLICKS_DIR}/dbn.npz",
+        table=f"{CLICKS_DIR}/dbn_recovery.csv",
+    params:
+        gamma="fit" if CLICKS["dbn"]["gamma"] is None else CLICKS["dbn"]["gamma"],
+        prior=" ".join(map(str, CLICKS["dbn"]["prior"])),
+        dbn=CLICKS["dbn"],
+    log:
+        f"{LOGS}/clicks/dbn.log",
+    benchmark:
+        f"{BENCH}/clicks/dbn.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    shell:
+        "python -m evalrank clicks-dbn --world {input.world:q} --sessions {input.sessions:q}"
+        " --min-views {params.dbn[min_views]} --gamma {params.gamma} --prior {params.prior}"
+        " --max-iter {params.dbn[max_iter]} --tol {params.dbn[tol]} --output {output.model:q}"
+        " --table {output.table:q} 2> {log:q}"
+
+
+rule clicks_estimate:
+    input:
+        world=f"{CLICKS_DIR}/world/world.npz",
+        sessions=f"{CLICKS_DIR}/world/sessions.tsv",
+        judgments=f"{CLICKS_DIR}/world/judgments.tsv",
+        dbn=f"{CLICKS_DIR}/dbn.npz",
+        agreement=_config_file(CLICKS["agreement"]),
+    output:
+        expand(f"{CLICKS_DIR}/estimates/{{f}}",
+               f=["estimates.npz", "summaries.csv", "sigma.csv", "loo_curve.csv", "sources.npz"]),
+    params:
+        out=f"{CLICKS_DIR}/estimates",
+        c=CLICKS,
+        bounds=" ".join(map(str, CLICKS["smoothing"]["sigma_bounds"])),
+        grades=CLICKS_GRADES,
+    log:
+        f"{LOGS}/clicks/estimate.log",
+    benchmark:
+        f"{BENCH}/clicks/estimate.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    shell:
+        "python -m evalrank clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
+        " --judgments {input.judgments:q} --dbn {input.dbn:q} --agreement {input.agreement:q}"
+        " --model {params.c[dbn][model]} --prior-depth {params.c[mapping][prior_depth]}"
+        " --eps {params.c[mapping][eps]} --min-samples {params.c[mapping][min_samples]}"
+        " --sigma {params.c[smoothing][sigma]} --sigma-bounds {params.bounds}"
+        " --curve-points {params.c[smoothing][curve_points]} --cj-min-train {params.c[carterette][min_train_impressions]}"
+        " --cj-alpha {params.c[carterette][alpha]} --z {params.c[z]} --grades {params.grades}"
+        " --out-dir {params.out:q} 2> {log:q}"
+
+
+rule clicks_report:
+    input:
+        rules.clicks_estimate.output,
+        world=f"{CLICKS_DIR}/world/world.npz",
+        agreement=_config_file(CLICKS["agreement"]),
+        printed=_config_file(CLICKS["printed_table2"]),
+    output:
+        expand(f"{CLICKS_DIR}/{{f}}", f=[f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv"]),
+        report(expand(f"{CLICKS_DIR}/fig{{i}}.png", i=range(1, 9)), caption="../report/clicks.rst", category="Clicks"),
+    params:
+        src=f"{CLICKS_DIR}/estimates",
+        out=CLICKS_DIR,
+        c=CLICKS,
+        grades=CLICKS_GRADES,
+    log:
+        f"{LOGS}/clicks/report.log",
+    benchmark:
+        f"{BENCH}/clicks/report.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    shell:
+        "python -m evalrank clicks-report --world {input.world:q} --in-dir {params.src:q}"
+        " --agreement {input.agreement:q} --printed-table2 {input.printed:q} --paper-tests {params.c[paper_tests]}"
+        " --coverage-z {params.c[coverage_z]} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"
