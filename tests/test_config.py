@@ -59,6 +59,13 @@ def test_shipped_configs_validate(path):
         ({"risk": {"learning": {"dataset": {"kind": "mslr-web10k"}}}}, "risk.learning.dataset.root", "is required"),
         ({"models": {"enabled": False}, "active": {"enabled": False}}, "risk.population.include_models",
          "needs the models stage"),
+        ({"clicks": {"world": {"baseline": "bm25"}}}, "clicks.world.baseline", "must be in models.names"),
+        ({"clicks": {"world": {"alternatives": ["rf", "magic"]}}}, "clicks.world.alternatives", "or 'oracle'"),
+        ({"clicks": {"world": {"k": 12}}}, "clicks.world.k", "must not exceed clicks.world.serp_depth"),
+        ({"clicks": {"grades": ["B", "G", "P"]}}, "clicks.grades", "needs dataset.max_grade + 1 grades"),
+        ({"clicks": {"dbn": {"model": "ubm"}}}, "clicks.dbn.model", "is not one of"),
+        ({"clicks": {"smoothing": {"sigma": "auto"}}}, "clicks.smoothing.sigma", ""),
+        ({"clicks": {"paper_tests": 200}}, "clicks.paper_tests", "exceeds clicks.world.n_tests"),
     ],
 )
 def test_bad_values_name_their_key(patch, key, fragment):

@@ -119,6 +119,14 @@ def test_outputs_exist_and_are_sane(run_one_core):
     assert (low["wins"] + low["losses"] > 0).all()  # the learned LambdaMART baseline is not the fold's LambdaMART
     for f in ("example/fig1.png", "example/fig2.png", "population/fig3.png"):
         assert (res / "risk" / f).stat().st_size > 5000
+    # clicks: Table 2 beside the print (one rounding digit), 6 tests by every estimator, Figs. 1-8
+    t2 = pd.read_csv(res / "clicks" / "table2.csv")
+    assert (~t2["matches"]).sum() == 1
+    study = pd.read_csv(res / "clicks" / "study.csv")
+    assert (study["tests"] == 6).all() and {"smoothed", "carterette_jones", "full1"} <= set(study["method"])
+    assert len(pd.read_csv(res / "clicks" / "table7.csv")) == 3 + 5
+    for i in range(1, 9):
+        assert (res / "clicks" / f"fig{i}.png").stat().st_size > 5000
 
 
 def test_every_job_runs_self_contained_through_a_batch_executor(run_one_core, tmp_path):
