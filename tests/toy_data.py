@@ -29,3 +29,11 @@ def toy_collection(n_queries: int, seed: int, *, max_grade: int = 4, min_docs: i
     y = np.minimum(np.searchsorted(cuts, lat), max_grade).astype(np.int8)
     return Collection(features=X.astype(np.float32), labels=y, offsets=offsets,
                       qids=np.arange(n_queries, dtype=np.int64) + 1000 * seed)
+
+
+def toy_scores(collection: Collection, noise: dict, seed: int) -> dict:
+    """Rankers of varying quality on a toy collection: ``name -> label + N(0,1)
+    + noise[name] * N(0,1)`` (the shared N(0,1) makes them correlated)."""
+    r = np.random.default_rng(seed)
+    lat = collection.labels + r.standard_normal(collection.labels.size)
+    return {name: lat + s * r.standard_normal(lat.size) for name, s in noise.items()}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from toy_data import toy_collection
+from toy_data import toy_collection, toy_scores
 
 from evalrank.clicks.grades import agreement_pdfs, read_agreement
 from evalrank.clicks.simulate import WorldParams, per_query_zscores, simulate_world, top_k
@@ -16,10 +16,7 @@ TABLE1 = Path(__file__).resolve().parents[2] / "config/clicks/ozertem2011_table1
 @pytest.fixture(scope="module")
 def pool():
     c = toy_collection(150, seed=3, min_docs=20, max_docs=60)
-    r = np.random.default_rng(0)
-    lat = c.labels + r.standard_normal(c.labels.size)
-    scores = {name: lat + s * r.standard_normal(c.labels.size)
-              for name, s in (("lambdamart", 0.8), ("rf", 1.0), ("ordinal_rf", 1.2), ("ranksvm", 1.5))}
+    scores = toy_scores(c, {"lambdamart": 0.8, "rf": 1.0, "ordinal_rf": 1.2, "ranksvm": 1.5}, seed=0)
     return c, scores
 
 

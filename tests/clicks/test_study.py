@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from toy_data import toy_collection
+from toy_data import toy_collection, toy_scores
 
 from evalrank.clicks import dbn, study
 from evalrank.clicks.grades import PEGFB, agreement_pdfs, read_agreement
@@ -18,9 +18,7 @@ TABLE1 = Path(__file__).resolve().parents[2] / "config/clicks/ozertem2011_table1
 @pytest.fixture(scope="module")
 def run():
     c = toy_collection(120, seed=5, min_docs=15, max_docs=40)
-    r = np.random.default_rng(1)
-    lat = c.labels + r.standard_normal(c.labels.size)
-    scores = {n: lat + s * r.standard_normal(lat.size) for n, s in (("lambdamart", 0.7), ("rf", 1.0), ("ranksvm", 1.3))}
+    scores = toy_scores(c, {"lambdamart": 0.7, "rf": 1.0, "ranksvm": 1.3}, seed=1)
     C = read_agreement(TABLE1)
     w = simulate_world(c.labels, c.offsets, c.qids, scores, C,
                        WorldParams(history=("rf",), alternatives=("rf", "ranksvm", "oracle"), sessions=30000,

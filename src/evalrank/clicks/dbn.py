@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalrank.clicks.logs import MAX_DEPTH, SessionLog
+from evalrank.clicks.logs import SessionLog, check_serps
 from evalrank.progress import progress
 
 __all__ = ["sample_sessions", "SimplifiedDBN", "simplified_dbn", "DBNFit", "fit_dbn", "log_likelihood"]
@@ -109,24 +109,6 @@ def _int(x, name: str, low: int) -> int:
     if x < low:
         raise ValueError(f"{name}: must be >= {low}, got {x}")
     return int(x)
-
-
-def _serps(serps, n_pairs: int | None) -> np.ndarray:
-    serps = np.asarray(serps)
-    if serps.ndim != 2 or not np.issubdtype(serps.dtype, np.integer):
-        raise TypeError("serps: expected a 2-D integer array of pair ids (-1 past the list's end)")
-    if not 1 <= serps.shape[1] <= MAX_DEPTH:
-        raise ValueError(f"serps: depth must be in 1..{MAX_DEPTH}, got {serps.shape[1]}")
-    serps = serps.astype(np.int64)
-    if serps.size and serps.min() < -1:
-        raise ValueError("serps: pair ids must be >= 0, or -1 past the list's end")
-    if n_pairs is not None and serps.size and serps.max() >= n_pairs:
-        raise ValueError(f"serps: pair id {int(serps.max())} is outside the {n_pairs} pairs")
-    shown = serps >= 0
-    if np.any(shown[:, 1:] & ~shown[:, :-1]):
-        s = int(np.nonzero(np.any(shown[:, 1:] & ~shown[:, :-1], axis=1))[0][0])
-        raise ValueError(f"serps: serp {s} has an empty rank before a shown URL")
-    return serps
 
 
 def _check_log(log, n_pairs) -> int:
@@ -173,7 +155,7 @@ def sample_sessions(serps, row_serp, attract, satisfy, gamma, rng) -> np.ndarray
     a = _probabilities(attract, "attract")
     s = _probabilities(satisfy, "satisfy", a.size)
     g = _gamma(gamma)
-    serps = _serps(serps, a.size)
+    serps = check_serps(serps, a.size)
     row_serp = np.asarray(row_serp)
     if row_serp.ndim != 1 or not np.issubdtype(row_serp.dtype, np.integer):
         raise TypeError("row_serp: expected a 1-D integer array of serp indices")

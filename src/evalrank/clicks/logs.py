@@ -32,7 +32,7 @@ import pandas as pd
 from evalrank.clicks.grades import PEGFB, GradeScale
 from evalrank.io import atomic_path
 
-__all__ = ["SessionLog", "session_log", "PairTable", "read_sessions", "write_sessions", "read_judgments",
+__all__ = ["SessionLog", "session_log", "check_serps", "PairTable", "read_sessions", "write_sessions", "read_judgments",
            "write_judgments", "MAX_DEPTH"]
 
 #: The deepest result list a click bitmask holds.
@@ -92,6 +92,28 @@ class SessionLog:
                           (uniq & ((1 << MAX_DEPTH) - 1)).astype(np.uint32), counts)
 
 
+def check_serps(serps, n_pairs: int | None = None) -> np.ndarray:
+    """Validated (n_serps, depth) int64 serps: a 2-D integer array, depth
+    1..:data:`MAX_DEPTH`, pair ids >= 0 (< ``n_pairs`` if given) or -1 past
+    the list's end, no empty rank before a shown URL."""
+    serps = np.asarray(serps)
+    if serps.ndim != 2 or not np.issubdtype(serps.dtype, np.integer):
+        raise TypeError("serps: expected a 2-D integer array of pair ids (-1 past the list's end)")
+    if not 1 <= serps.shape[1] <= MAX_DEPTH:
+        raise ValueError(f"serps: depth must be in 1..{MAX_DEPTH}, got {serps.shape[1]}")
+    serps = serps.astype(np.int64)
+    if serps.size and serps.min() < -1:
+        raise ValueError("serps: pair ids must be >= 0, or -1 past the list's end")
+    if n_pairs is not None and serps.size and serps.max() >= n_pairs:
+        raise ValueError(f"serps: pair id {int(serps.max())} is outside the {n_pairs} pairs")
+    shown = serps >= 0
+    gap = shown[:, 1:] & ~shown[:, :-1]
+    if gap.any():
+        s = int(np.nonzero(gap.any(axis=1))[0][0])
+        raise ValueError(f"serps: serp {s} has an empty rank before a shown URL")
+    return serps
+
+
 def session_log(serps, serp_query, row_serp, clicks, counts=None) -> SessionLog:
     """Validated :class:`SessionLog` from arrays; ``clicks`` is either a
     bitmask vector or an (n_rows, depth) bool matrix.
@@ -100,12 +122,7 @@ def session_log(serps, serp_query, row_serp, clicks, counts=None) -> SessionLog:
     a URL shown twice on one serp, a click on a rank outside the shown list,
     or a non-positive count.
     """
-    serps = np.asarray(serps)
-    if serps.ndim != 2 or not np.issubdtype(serps.dtype, np.integer):
-        raise TypeError("serps: expected a 2-D integer array of pair ids (-1 past the list's end)")
-    if not 1 <= serps.shape[1] <= MAX_DEPTH:
-        raise ValueError(f"serps: depth must be in 1..{MAX_DEPTH}, got {serps.shape[1]}")
-    serps = serps.astype(np.int64)
+    serps = check_serps(serps)
     n_serps, depth = serps.shape
     serp_query = np.asarray(serp_query, dtype=np.int64)
     if serp_query.shape != (n_serps,):
@@ -115,10 +132,6 @@ def session_log(serps, serp_query, row_serp, clicks, counts=None) -> SessionLog:
     if n_serps and lengths.min() == 0:
         s = int(np.argmin(lengths))
         raise ValueError(f"serps: serp {s} (query index {serp_query[s]}) has no shown URLs")
-    gap = shown[:, 1:] & ~shown[:, :-1]
-    if gap.any():
-        s = int(np.nonzero(gap.any(axis=1))[0][0])
-        raise ValueError(f"serps: serp {s} has an empty rank before a shown URL")
     srt = np.sort(np.where(shown, serps, -1 - np.arange(depth)[None, :]), axis=1)
     dup = (srt[:, 1:] == srt[:, :-1]) & (srt[:, 1:] >= 0)
     if dup.any():
