@@ -128,11 +128,12 @@ def _safe_div(num, den):
 
 def _xlog(c, p):
     """c * log(p) with 0 * log(0) = 0 (and -inf where c > 0 = p)."""
-    out = np.zeros(np.broadcast(c, p).shape)
-    pos = np.broadcast_to(c, out.shape) != 0
+    c, p = np.broadcast_arrays(np.asarray(c, dtype=np.float64), np.asarray(p, dtype=np.float64))
+    out = np.zeros(c.shape)
+    pos = c != 0
     with np.errstate(divide="ignore"):
-        np.multiply(c, np.log(p), out=out, where=pos)
-    return out
+        np.log(p, out=out, where=pos)
+    return np.multiply(c, out, out=out, where=pos)
 
 
 # ---------------------------------------------------------------- sampling
@@ -187,13 +188,20 @@ def sample_sessions(serps, row_serp, attract, satisfy, gamma, rng) -> np.ndarray
 
 @dataclass(frozen=True)
 class _Pooled:
-    """Sufficient statistics of a log: sessions per (serp, last-click rank)
-    and clicks per (serp, rank); every count is session-weighted."""
+    """Sufficient statistics of a log (every count session-weighted): sessions
+    per (serp, last-click rank), clicks per (serp, rank), and the per-pair
+    counts that enter the likelihood with known exponents."""
 
-    serps: np.ndarray      # (n_serps, depth) pair ids, -1 past the end
-    valid: np.ndarray      # (n_serps, depth) bool, rank shown
-    last: np.ndarray       # (n_serps, depth + 1) sessions with last click at l (0 = no click)
-    clicks: np.ndarray     # (n_serps, depth) sessions clicking rank r
+    serps: np.ndarray       # (n_serps, depth) pair ids, -1 past the end
+    valid: np.ndarray       # (n_serps, depth) bool, rank shown
+    last: np.ndarray        # (n_serps, depth + 1) sessions with last click at l (0 = no click)
+    clicks: np.ndarray      # (n_serps, depth) sessions clicking rank r
+    at_last: np.ndarray     # (n_serps, depth) sessions whose last click is at rank r
+    after: np.ndarray       # (n_serps, depth) sessions whose last click is below rank r
+    pair_clicks: np.ndarray     # (n_pairs,) clicks
+    pair_not_last: np.ndarray   # (n_pairs,) clicks that were not a session's last (S = 0 observed)
+    pair_skips: np.ndarray      # (n_pairs,) unclicked ranks above a session's last click (A = 0 observed)
+    continued: float            # continuations observed (ranks above a session's last click)
     n_sessions: int
 
     @property
@@ -201,23 +209,12 @@ class _Pooled:
         return int(self.serps.shape[1])
 
     @property
-    def at_last(self) -> np.ndarray:
-        """(n_serps, depth) sessions whose last click is at rank r."""
-        return self.last[:, 1:]
-
-    @property
-    def after(self) -> np.ndarray:
-        """(n_serps, depth) sessions whose last click is below rank r."""
-        tail = np.cumsum(self.last[:, ::-1], axis=1)[:, ::-1]   # tail[:, l] = sessions with last click >= l
-        return np.concatenate([tail[:, 2:], np.zeros((tail.shape[0], 1))], axis=1)
-
-    @property
     def sessions(self) -> np.ndarray:
         """(n_serps,) sessions per serp."""
         return self.last.sum(axis=1)
 
 
-def _pool(log: SessionLog) -> _Pooled:
+def _pool(log: SessionLog, n_pairs: int) -> _Pooled:
     n_serps, depth = log.serps.shape
     last = np.zeros(n_serps * (depth + 1))
     clicks = np.zeros((depth, n_serps))
@@ -231,8 +228,20 @@ def _pool(log: SessionLog) -> _Pooled:
             hit = ((c >> np.uint32(r)) & np.uint32(1)).astype(bool)
             if hit.any():
                 clicks[r] += np.bincount(rs[hit], weights=w[hit], minlength=n_serps)
-    return _Pooled(log.serps, log.serps >= 0, last.reshape(n_serps, depth + 1), clicks.T.copy(),
-                   int(log.counts.sum()))
+    last = last.reshape(n_serps, depth + 1)
+    clicks = clicks.T.copy()
+    tail = np.cumsum(last[:, ::-1], axis=1)[:, ::-1]      # tail[:, l] = sessions with last click >= l
+    after = np.concatenate([tail[:, 2:], np.zeros((n_serps, 1))], axis=1)
+    at_last = last[:, 1:]
+    valid = log.serps >= 0
+    ids = log.serps[valid]
+
+    def per_pair(x):
+        return np.bincount(ids, weights=x[valid], minlength=n_pairs)
+
+    not_last = clicks - at_last
+    return _Pooled(log.serps, valid, last, clicks, at_last, after, per_pair(clicks), per_pair(not_last),
+                   per_pair(after - not_last), float(after.sum()), int(log.counts.sum()))
 
 
 def _scatter(pooled: _Pooled, values: np.ndarray, n_pairs: int) -> np.ndarray:
@@ -283,11 +292,9 @@ def _expected(pooled: _Pooled, attract: np.ndarray, satisfy: np.ndarray, gamma: 
     satisfied = at_last * q
     cont = np.where(above_end, after + at_last * go + F * t, 0.0)
     chances = np.where(above_end, after + at_last * (1 - q) + F, 0.0)
-    click_not_last = pooled.clicks - at_last
-    skip = after - click_not_last
-    ll = (_xlog(click_not_last, A) + _xlog(click_not_last, 1 - S) + _xlog(skip, 1 - A)
-          + _xlog(at_last, A) + _xlog(at_last, D)).sum()
-    ll += float(_xlog(after.sum(), gamma)) + _xlog(pooled.last[:, 0], Z[:, 0]).sum()
+    ll = (_xlog(pooled.pair_clicks, attract) + _xlog(pooled.pair_not_last, 1 - satisfy)
+          + _xlog(pooled.pair_skips, 1 - attract)).sum()
+    ll += _xlog(at_last, D).sum() + float(_xlog(pooled.continued, gamma)) + _xlog(pooled.last[:, 0], Z[:, 0]).sum()
     return {"examined": examined, "satisfied": satisfied, "cont": cont, "chances": chances,
             "loglik": float(ll)}
 
@@ -379,7 +386,7 @@ def simplified_dbn(log: SessionLog, n_pairs: int, min_views: int = 10) -> Simpli
     """
     n_pairs = _check_log(log, n_pairs)
     min_views = _int(min_views, "min_views", 0)
-    return _simplified(_pool(log), n_pairs, min_views)
+    return _simplified(_pool(log, n_pairs), n_pairs, min_views)
 
 
 # ---------------------------------------------------------------- full DBN by EM
@@ -393,13 +400,13 @@ class DBNFit:
     examinations: expected examinations of the pair at the fitted parameters.
     views, reliable: simplified-DBN views (eq. 1) and ``views >= min_views``.
     gamma: the continuation probability (fixed or estimated).
-    n_iter: E-steps run after the starting point (3 per accelerated cycle, 1
-    per plain EM iteration); converged: whether the relative gain of the
-    log-posterior over an iteration (cycle) fell to ``tol`` within ``max_iter``.
-    log_likelihood, log_posterior: values at the starting point and after
-    every iteration (cycle): length ``n_iter + 1`` without acceleration. The
-    log-posterior (log-likelihood plus the Beta pseudo-count terms) never
-    decreases; with ``prior = (0, 0)`` the two agree.
+    n_iter: iterations run (a SQUAREM cycle or a plain EM step each);
+    e_steps: E-steps run after the starting point (3 per SQUAREM cycle, 1 per
+    plain EM step); converged: whether the relative gain of the log-posterior
+    over an iteration fell to ``tol`` within ``max_iter`` iterations.
+    log_likelihood, log_posterior: (n_iter + 1,) values at the starting point
+    and after every iteration. The log-posterior (log-likelihood plus the Beta
+    pseudo-count terms) never decreases; with ``prior = (0, 0)`` the two agree.
     """
 
     attract: np.ndarray
@@ -411,6 +418,7 @@ class DBNFit:
     reliable: np.ndarray
     gamma: float
     n_iter: int
+    e_steps: int
     log_likelihood: np.ndarray
     log_posterior: np.ndarray
     converged: bool
@@ -439,9 +447,9 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
     gamma: the continuation probability, or None to estimate one global gamma.
     prior: Beta pseudo-counts (alpha, beta) added in every M-step of a and s;
         (0, 0) gives maximum likelihood.
-    max_iter, tol: stop after ``max_iter`` E-steps or once an iteration
-        (an accelerated cycle of 3 E-steps) raises the log-posterior by at most
-        ``tol * |log-posterior|``.
+    max_iter, tol: stop after ``max_iter`` iterations (an accelerated
+        iteration is a SQUAREM cycle of 3 E-steps) or once an iteration raises
+        the log-posterior by at most ``tol * |log-posterior|``.
     min_views: simplified-DBN views (eq. 1) that make a pair ``reliable``.
     accelerate: SQUAREM cycles (module docstring); False runs plain EM.
     progress_desc: show a progress bar with this label (None: no bar).
@@ -465,7 +473,7 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
     if progress_desc is not None and not isinstance(progress_desc, str):
         raise TypeError(f"progress_desc: expected a string or None, got {progress_desc!r}")
 
-    pooled = _pool(log)
+    pooled = _pool(log, n_pairs)
     simp = _simplified(pooled, n_pairs, min_views)
     clicks = simp.clicks.astype(np.float64)
     impressions = np.rint(_scatter(pooled, np.broadcast_to(pooled.sessions[:, None], pooled.valid.shape),
@@ -500,12 +508,12 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
     ex = e_step(theta)
     lls, lps = [ex["loglik"]], [ex["log_posterior"]]
     converged = False
-    n_iter = 0
-    bar = progress(total=max_iter, desc=progress_desc, unit="E-step") if progress_desc is not None else None
+    n_iter = e_steps = 0
+    bar = progress(total=max_iter, desc=progress_desc, unit="iter") if progress_desc is not None else None
     try:
         while n_iter < max_iter:
             new = m_step(theta, ex)
-            if accelerate and n_iter + 3 <= max_iter:
+            if accelerate:
                 # SQUAREM (Varadhan & Roland 2008, SqS3): two EM steps, an extrapolation along them, one EM
                 # step from there -- kept only if the extrapolated point beats the first EM step, so the
                 # sequence of accepted points never loses log-posterior.
@@ -523,11 +531,12 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
             else:
                 steps = 1
             theta, ex = new, e_step(new)
-            n_iter += steps
+            n_iter += 1
+            e_steps += steps
             lls.append(ex["loglik"])
             lps.append(ex["log_posterior"])
             if bar is not None:
-                bar.update(steps)
+                bar.update(1)
             if lps[-1] - lps[-2] <= tol * abs(lps[-1]):
                 converged = True
                 break
@@ -536,7 +545,7 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
             bar.close()
     a, s, g = unpack(theta)
     return DBNFit(a, s, a * s, impressions, _scatter(pooled, ex["examined"], n_pairs), simp.views, simp.reliable,
-                  float(g), n_iter, np.asarray(lls), np.asarray(lps), converged)
+                  float(g), n_iter, e_steps, np.asarray(lls), np.asarray(lps), converged)
 
 
 def log_likelihood(log: SessionLog, attract, satisfy, gamma: float) -> float:
@@ -549,4 +558,4 @@ def log_likelihood(log: SessionLog, attract, satisfy, gamma: float) -> float:
     if log.serps.size and log.serps.max() >= a.size:
         raise ValueError(f"attract: the log shows pair id {int(log.serps.max())}, but only {a.size} values are given")
     s = _probabilities(satisfy, "satisfy", a.size)
-    return _expected(_pool(log), a, s, _gamma(gamma))["loglik"]
+    return _expected(_pool(log, a.size), a, s, _gamma(gamma))["loglik"]
