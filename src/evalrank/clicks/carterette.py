@@ -35,10 +35,8 @@ def click_features(log: SessionLog, n_pairs: int) -> np.ndarray:
     n_serps, depth = log.serps.shape
     if log.serps.size and log.serps.max() >= n_pairs:
         raise ValueError(f"n_pairs: the log names pair ids up to {log.serps.max()}, n_pairs is {n_pairs}")
-    sessions = np.bincount(log.row_serp, weights=log.counts, minlength=n_serps)      # per serp
-    cm = log.click_matrix()
-    clicks = np.stack([np.bincount(log.row_serp, weights=log.counts * cm[:, r], minlength=n_serps)
-                       for r in range(depth)], axis=1)                                 # (n_serps, depth)
+    last, clicks = log.serp_counts()
+    sessions = last.sum(axis=1)
     ctr = np.divide(clicks, sessions[:, None], out=np.zeros_like(clicks), where=sessions[:, None] > 0)
     shown = log.serps >= 0
     above = np.concatenate([np.zeros((n_serps, 1)), ctr[:, :-1]], axis=1)

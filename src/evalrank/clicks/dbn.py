@@ -71,12 +71,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalrank.clicks.logs import SessionLog, check_serps
+from evalrank.clicks.logs import _CHUNK, SessionLog, check_serps
 from evalrank.progress import progress
 
 __all__ = ["sample_sessions", "SimplifiedDBN", "simplified_dbn", "DBNFit", "fit_dbn", "log_likelihood"]
 
-_CHUNK = 1 << 21  # rows or sessions handled at once (bounds temporary memory)
 
 
 # ---------------------------------------------------------------- validation
@@ -215,21 +214,8 @@ class _Pooled:
 
 
 def _pool(log: SessionLog, n_pairs: int) -> _Pooled:
-    n_serps, depth = log.serps.shape
-    last = np.zeros(n_serps * (depth + 1))
-    clicks = np.zeros((depth, n_serps))
-    for lo in range(0, log.n_rows, _CHUNK):
-        rs = log.row_serp[lo:lo + _CHUNK]
-        c = log.clicks[lo:lo + _CHUNK]
-        w = log.counts[lo:lo + _CHUNK].astype(np.float64)
-        l = np.frexp(c.astype(np.float64))[1].astype(np.int64)   # bit length = last clicked rank (0: none)
-        last += np.bincount(rs * (depth + 1) + l, weights=w, minlength=last.size)
-        for r in range(depth):
-            hit = ((c >> np.uint32(r)) & np.uint32(1)).astype(bool)
-            if hit.any():
-                clicks[r] += np.bincount(rs[hit], weights=w[hit], minlength=n_serps)
-    last = last.reshape(n_serps, depth + 1)
-    clicks = clicks.T.copy()
+    n_serps = log.serps.shape[0]
+    last, clicks = log.serp_counts()
     tail = np.cumsum(last[:, ::-1], axis=1)[:, ::-1]      # tail[:, l] = sessions with last click >= l
     after = np.concatenate([tail[:, 2:], np.zeros((n_serps, 1))], axis=1)
     at_last = last[:, 1:]
@@ -315,7 +301,7 @@ def _posteriors(log: SessionLog, attract, satisfy, gamma: float) -> dict:
     pair = np.where(valid, P, 0)
     A, S = np.where(valid, a[pair], 0.0), np.where(valid, s[pair], 0.0)
     C = log.click_matrix()
-    l = np.frexp(log.clicks.astype(np.float64))[1].astype(np.int64)   # last click, 1-based; 0 = none
+    l = log.last_clicks()
     Z = _examination_tail(A, valid, gamma)
     n, depth = A.shape
     out = {k: np.zeros((n, depth)) for k in ("E", "A", "S", "cont")}

@@ -37,6 +37,12 @@ __all__ = ["SessionLog", "session_log", "check_serps", "PairTable", "read_sessio
 
 #: The deepest result list a click bitmask holds.
 MAX_DEPTH = 32
+_CHUNK = 1 << 21  # rows (sessions) handled at once: bounds temporary memory
+
+
+def _bit_length(masks: np.ndarray) -> np.ndarray:
+    """Bit length of each click bitmask = its last clicked rank (0: no click)."""
+    return np.frexp(masks.astype(np.float64))[1].astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -76,6 +82,29 @@ class SessionLog:
         """(n_rows, depth) bool: row i clicked rank r + 1."""
         bits = np.uint32(1) << np.arange(self.depth, dtype=np.uint32)
         return (self.clicks[:, None] & bits[None, :]) != 0
+
+    def last_clicks(self) -> np.ndarray:
+        """(n_rows,) int64 rank of each row's last click (1-based; 0 = no click)."""
+        return _bit_length(self.clicks)
+
+    def serp_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Session-weighted counts per serp: ``last`` (n_serps, depth + 1),
+        sessions whose last click is at rank l (column 0: no click), and
+        ``clicks`` (n_serps, depth), sessions clicking rank r + 1. Rows are
+        pooled in chunks, so temporary memory stays bounded on huge logs."""
+        n_serps, depth = self.serps.shape
+        last = np.zeros(n_serps * (depth + 1))
+        clicks = np.zeros((depth, n_serps))
+        for lo in range(0, self.n_rows, _CHUNK):
+            rs = self.row_serp[lo:lo + _CHUNK]
+            c = self.clicks[lo:lo + _CHUNK]
+            w = self.counts[lo:lo + _CHUNK].astype(np.float64)
+            last += np.bincount(rs * (depth + 1) + _bit_length(c), weights=w, minlength=last.size)
+            for r in range(depth):
+                hit = ((c >> np.uint32(r)) & np.uint32(1)).astype(bool)
+                if hit.any():
+                    clicks[r] += np.bincount(rs[hit], weights=w[hit], minlength=n_serps)
+        return last.reshape(n_serps, depth + 1), clicks.T.copy()
 
     def query_sessions(self, n_queries: int) -> np.ndarray:
         """Sessions (impressions) per query index, length ``n_queries``."""
