@@ -25,8 +25,11 @@ def run():
                                    n_tests=8, zipf_exponent=1.0), 3)
     fit = dbn.simplified_dbn(w.log, w.n_pairs, min_views=5)
     pre = w.judgments[w.judgments.set == "pre-existing"]
-    qpos = {q: i for i, q in enumerate(w.queries)}
-    pid = lambda df: np.array([w.offsets[qpos[q]] + int(u[1:]) for q, u in zip(df["query"], df["url"])])
+    table = w.pair_table()
+
+    def pid(df):
+        return table.lookup(df["query"].tolist(), df["url"].tolist())
+
     src = study.click_sources(n_pairs=w.n_pairs, judged_pairs=pid(pre), judged_grades=pre.grade_index.to_numpy(),
                               agreement=C, relevance=fit.relevance, reliable=fit.reliable, base_top=w.base_top,
                               scale=PEGFB)

@@ -28,20 +28,10 @@ def _scale(names):
     return GradeScale(names=tuple(names), values=tuple(range(len(names))))
 
 
-def _load_world(path):
-    from evalrank import io
-
-    w = io.load_arrays(path)
-    return w
-
-
 def _pairs(w):
-    import numpy as np
-
     from evalrank.clicks.logs import PairTable
 
-    pq = np.repeat(np.arange(w["queries"].size), np.diff(w["offsets"]))
-    return PairTable(w["queries"], pq, w["pair_url"], frozen=True)
+    return PairTable.from_offsets(w["queries"], w["offsets"], w["pair_url"])
 
 
 def cmd_simulate(a):
@@ -91,7 +81,7 @@ def cmd_dbn(a):
     from evalrank.clicks import dbn
     from evalrank.clicks.logs import read_sessions
 
-    w = _load_world(a.world)
+    w = io.load_arrays(a.world)
     pairs = _pairs(w)
     log, _ = read_sessions(a.sessions, pairs)
     n = len(pairs)
@@ -123,7 +113,7 @@ def cmd_dbn(a):
     io.write_table(pd.DataFrame(rows), a.table)
 
 
-def _judgment_arrays(df, pairs, n_pairs):
+def _judgment_arrays(df, pairs):
     """(pair ids, grade indices) of one judgment set, refusing judged pairs
     the world does not know."""
     import numpy as np
@@ -145,7 +135,7 @@ def cmd_estimate(a):
     from evalrank.clicks.logs import read_judgments, read_sessions
 
     scale = _scale(a.grades)
-    w = _load_world(a.world)
+    w = io.load_arrays(a.world)
     pairs = _pairs(w)
     n = len(pairs)
     log, _ = read_sessions(a.sessions, pairs)
@@ -154,20 +144,20 @@ def cmd_estimate(a):
     d = io.load_arrays(a.dbn)
     relevance = d[f"{a.model}_relevance"]
     reliable = d["reliable"].astype(bool)
-    pre_ids, pre_grades = _judgment_arrays(judg[judg["set"] == "pre-existing"], pairs, n)
+    pre_ids, pre_grades = _judgment_arrays(judg[judg["set"] == "pre-existing"], pairs)
     sources = study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
                                   relevance=relevance, reliable=reliable, base_top=w["base_top"], scale=scale,
                                   prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
     full_sets = {}
     for name in sorted(s for s in judg["set"].unique() if s.startswith("full")):
-        ids, g = _judgment_arrays(judg[judg["set"] == name], pairs, n)
+        ids, g = _judgment_arrays(judg[judg["set"] == name], pairs)
         arr = np.full(n, -1, dtype=np.int64)
         arr[ids] = g
         full_sets[name] = arr
     # Carterette & Jones: ordinal regression on click features, trained on frequent queries' judged pairs
     X = click_features(log, n)
     imp = log.query_sessions(w["queries"].size)
-    pq = np.repeat(np.arange(w["queries"].size), np.diff(w["offsets"]))
+    pq, _ = pairs.arrays()
     train = pre_ids[imp[pq[pre_ids]] >= a.cj_min_train]
     cj = OrdinalClickModel(scale.n, alpha=a.cj_alpha).fit(X[train], sources.judged_grade[train])
     cj_pdf = cj.predict_proba(X)
@@ -228,7 +218,7 @@ def cmd_report(a):
     ro, imp = est["row_offsets"], est["row_impressions"]
     summaries = pd.read_csv(src / "summaries.csv", keep_default_na=False, na_values=[""])
     sources = io.load_arrays(src / "sources.npz")
-    w = _load_world(a.world)
+    w = io.load_arrays(a.world)
     full = sorted(m for m in methods if m.startswith("full"))
     paper = list(range(1, a.paper_tests + 1))
     judged = sources["judged_grade"] >= 0

@@ -216,6 +216,13 @@ class PairTable:
             raise ValueError("pairs: duplicate (query, url) pairs")
         self.frozen = frozen
 
+    @classmethod
+    def from_offsets(cls, queries, offsets, pair_url, *, frozen: bool = True) -> "PairTable":
+        """Pairs laid out query by query (pair ids ``offsets[q]:offsets[q+1]``
+        belong to query ``q``), as in a world or a LETOR collection."""
+        pair_query = np.repeat(np.arange(len(queries)), np.diff(np.asarray(offsets, dtype=np.int64)))
+        return cls(queries, pair_query, pair_url, frozen=frozen)
+
     def __len__(self) -> int:
         return len(self.pair_url)
 

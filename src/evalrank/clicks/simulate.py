@@ -118,8 +118,7 @@ class World:
         return int(self.true_grade.size)
 
     def pair_table(self) -> PairTable:
-        pq = np.repeat(np.arange(self.queries.size), np.diff(self.offsets))
-        return PairTable(self.queries, pq, self.pair_url, frozen=True)
+        return PairTable.from_offsets(self.queries, self.offsets, self.pair_url)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Everything but the log, the judgments and the test table, for ``world.npz``."""
