@@ -262,9 +262,8 @@ def cmd_report(a):
                            z=a.coverage_z)
     io.write_table(st, out / "study.csv", float_format="%.4f")
     # figures
-    sig = pd.read_csv(src / "sigma.csv")
     plots.figures(out, sources=sources, scale=scale, curve=curve, errors=errs, summaries=summaries,
-                  sigma_table=sig, coverage_z=a.coverage_z)
+                  coverage_z=a.coverage_z)
     s = st[(st.truth == "truth") & (st.method == "smoothed")].iloc[0]
     _log(f"Table 5 LOO MSE: position {t5['position'][0]:.4f}, query {t5['query'][0]:.4f}, hybrid "
          f"{t5['hybrid'][0]:.4f} (sigma {t5['sigma'][0]:.3g}); smoothed-DBN vs truth over {int(s.tests)} tests: "

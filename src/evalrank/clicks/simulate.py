@@ -32,7 +32,7 @@ the paper could not: the estimator's error against the truth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -111,7 +111,6 @@ class World:
     tests: pd.DataFrame          # one row per test: alternative, blend, noise, affected share, ...
     log: SessionLog
     judgments: pd.DataFrame      # query, url, grade_index, set
-    extra: dict = field(default_factory=dict)
 
     @property
     def n_pairs(self) -> int:

@@ -70,6 +70,21 @@ class Sources:
     fits: mapping.BetaFits
     priors: dict                 # depth -> p(g)
 
+    @property
+    def available(self) -> np.ndarray:
+        """Pairs with a grade pdf from an editor or the click model."""
+        return self.judged | self.reliable
+
+    @property
+    def combined_pdf(self) -> np.ndarray:
+        """Sec. 3.4's order: the editorial pdf where judged, else the click
+        model's posterior (meaningful where :attr:`available`)."""
+        return np.where(self.judged[:, None], self.editorial_pdf, self.click_pdf)
+
+    def target_values(self, scale: GradeScale) -> np.ndarray:
+        """Leave-one-out targets (Sec. 5.1): the judged grade's value, NaN elsewhere."""
+        return np.where(self.judged, scale.a[np.maximum(self.judged_grade, 0)], np.nan)
+
 
 def click_sources(*, n_pairs, judged_pairs, judged_grades, agreement, relevance, reliable, base_top, scale,
                   prior_depth=5, eps=1e-4, min_samples=5) -> Sources:
@@ -103,12 +118,6 @@ def click_sources(*, n_pairs, judged_pairs, judged_grades, agreement, relevance,
     return Sources(editorial, judged, grade, click, reliable, relevance, fits, priors)
 
 
-def _one_hot(G, n_pairs, grade):
-    out = np.zeros((n_pairs, G))
-    out[np.arange(n_pairs), grade] = 1.0
-    return out
-
-
 def _rows(novel_top, base_top, row_offsets, t):
     sl = slice(row_offsets[t], row_offsets[t + 1])
     return novel_top[sl], base_top[sl]
@@ -123,15 +132,14 @@ def estimate_all(*, sources: Sources, novel_top, base_top, row_offsets, scale: G
     ``sigma``: ``"loo"`` (per-test leave-one-out) or a fixed number.
     """
     say = say or (lambda m: None)
-    G, n_pairs = scale.n, sources.judged.size
-    a = scale.a
+    n_pairs = sources.judged.size
     R = agreement_pdfs(agreement)
-    bad = _one_hot(G, n_pairs, np.zeros(n_pairs, dtype=np.int64))
+    bad = scale.exact_pdfs(np.zeros(n_pairs, dtype=np.int64))
     editorial_only = np.where(sources.judged[:, None], sources.editorial_pdf, bad)
     clicks_only = np.where(sources.reliable[:, None], sources.click_pdf, bad)
-    cj = np.where(sources.judged[:, None], _one_hot(G, n_pairs, np.maximum(sources.judged_grade, 0)), cj_pdf)
+    cj = np.where(sources.judged[:, None], scale.exact_pdfs(np.maximum(sources.judged_grade, 0)), cj_pdf)
     fixed = {"editorial_only": editorial_only, "clicks_only": clicks_only, "carterette_jones": cj,
-             "truth": _one_hot(G, n_pairs, true_grade), "expected": R[true_grade]}
+             "truth": scale.exact_pdfs(true_grade), "expected": R[true_grade]}
     for name, g in full_sets.items():
         fixed[name] = np.where((g >= 0)[:, None], R[np.maximum(g, 0)], np.nan)
     moments = {}
@@ -161,11 +169,9 @@ def smoothed_estimates(*, sources: Sources, novel_top, base_top, row_offsets, sc
     """The paper's method (smoothed-DBN) on every test: per row E and Var of
     ΔDCG@k, and a per-test table of sigma, LOO MSEs and source counts."""
     say = say or (lambda m: None)
-    n_pairs, a = sources.judged.size, scale.a
+    n_pairs = sources.judged.size
     n_tests = row_offsets.size - 1
-    available = sources.judged | sources.reliable
-    base_pdf = np.where(sources.judged[:, None], sources.editorial_pdf, sources.click_pdf)
-    target_values = np.where(sources.judged, a[np.maximum(sources.judged_grade, 0)], np.nan)
+    available, base_pdf, target_values = sources.available, sources.combined_pdf, sources.target_values(scale)
     E = np.zeros(novel_top.shape[0])
     V = np.zeros(novel_top.shape[0])
     info = []
@@ -216,30 +222,39 @@ def _pearson(x, y):
     return float(np.corrcoef(x, y)[0, 1])
 
 
+def _test_correlations(x, y, row_offsets, keep) -> np.ndarray:
+    """Pearson r of ``x`` with ``y`` over each test's kept rows (NaN where undefined)."""
+    out = []
+    for t in range(row_offsets.size - 1):
+        sl = slice(row_offsets[t], row_offsets[t + 1])
+        out.append(_pearson(x[sl][keep[sl]], y[sl][keep[sl]]))
+    return np.asarray(out, dtype=np.float64)
+
+
+def _nanmean(vals):
+    vals = np.asarray(vals, dtype=np.float64)
+    return float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
+
+
 def correlation_table(rows: dict, row_offsets, impressions_of_row, methods, references,
                       thresholds=IMPRESSION_THRESHOLDS, sign=False) -> pd.DataFrame:
     """Tables 6 and 8: per impression threshold, the Pearson correlation over
     the test's queries (with >= threshold impressions) of each method's
-    E{ΔDCG} with each reference's, averaged over tests (and references).
-    A reference list's own members are compared pairwise (inter-annotator).
-    ``sign``: correlate sign(ΔDCG) instead (Sec. 5.2.2)."""
+    E{ΔDCG} with each reference's, averaged over tests and references (a
+    method is not compared with itself; :func:`inter_annotator` compares the
+    references among themselves). ``sign``: correlate sign(ΔDCG) instead
+    (Sec. 5.2.2)."""
     n_tests = row_offsets.size - 1
     f = np.sign if sign else (lambda x: x)
     out = []
     for k in thresholds:
+        keep = impressions_of_row >= k
         rec = {"min_impressions": k}
         for name in methods:
-            vals = []
-            for ref in references:
-                if ref == name:
-                    continue
-                for t in range(n_tests):
-                    sl = slice(row_offsets[t], row_offsets[t + 1])
-                    keep = impressions_of_row[sl] >= k
-                    vals.append(_pearson(f(rows[name][0][sl][keep]), f(rows[ref][0][sl][keep])))
-            vals = np.asarray(vals)
-            rec[name] = float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan
-        ok = [impressions_of_row[row_offsets[t]:row_offsets[t + 1]] >= k for t in range(n_tests)]
+            vals = [_test_correlations(f(rows[name][0]), f(rows[ref][0]), row_offsets, keep)
+                    for ref in references if ref != name]
+            rec[name] = _nanmean(np.concatenate(vals) if vals else [])
+        ok = [keep[row_offsets[t]:row_offsets[t + 1]] for t in range(n_tests)]
         rec["tests_used"] = int(sum(m.sum() >= 3 for m in ok))
         rec["queries"] = int(sum(m.sum() for m in ok))
         out.append(rec)
@@ -249,17 +264,12 @@ def correlation_table(rows: dict, row_offsets, impressions_of_row, methods, refe
 def inter_annotator(rows, row_offsets, impressions_of_row, sets, thresholds=IMPRESSION_THRESHOLDS, sign=False):
     """Average pairwise per-query correlation between the fully judged sets."""
     f = np.sign if sign else (lambda x: x)
-    n_tests = row_offsets.size - 1
     out = []
     for k in thresholds:
-        vals = []
-        for i, s1 in enumerate(sets):
-            for s2 in sets[i + 1:]:
-                for t in range(n_tests):
-                    sl = slice(row_offsets[t], row_offsets[t + 1])
-                    keep = impressions_of_row[sl] >= k
-                    vals.append(_pearson(f(rows[s1][0][sl][keep]), f(rows[s2][0][sl][keep])))
-        out.append(float(np.nanmean(vals)) if np.isfinite(vals).any() else np.nan)
+        keep = impressions_of_row >= k
+        vals = [_test_correlations(f(rows[s1][0]), f(rows[s2][0]), row_offsets, keep)
+                for i, s1 in enumerate(sets) for s2 in sets[i + 1:]]
+        out.append(_nanmean(np.concatenate(vals) if vals else []))
     return out
 
 
@@ -341,9 +351,7 @@ def loo_study(novel_top, base_top, row_offsets, sources: Sources, scale: GradeSc
     query and hybrid smoothing at it (Table 5, Fig. 7)."""
     from scipy.optimize import minimize_scalar
 
-    available = sources.judged | sources.reliable
-    base_pdf = np.where(sources.judged[:, None], sources.editorial_pdf, sources.click_pdf)
-    target_values = np.where(sources.judged, scale.a[np.maximum(sources.judged_grade, 0)], np.nan)
+    available, base_pdf, target_values = sources.available, sources.combined_pdf, sources.target_values(scale)
     n_tests = row_offsets.size - 1
     parts = [_rows(novel_top, base_top, row_offsets, t) for t in range(n_tests)]
 

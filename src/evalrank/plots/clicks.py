@@ -131,7 +131,7 @@ def plot_posterior_bars(fits, prior, scale, path, *, points=10, title=None):
     return save_figure(fig, path)
 
 
-def plot_loo_curve(curve, mse_position, mse_query, sigma_star, mse_star, path, *, paper=None, title=None):
+def plot_loo_curve(curve, mse_position, mse_query, sigma_star, mse_star, path, *, title=None):
     fig, axes = subplots(1, 1, width=5.0, height=3.5)
     ax = axes[0][0]
     ax.plot(curve["sigma"], curve["mse"], color=color(0), lw=1.8, label="hybrid (eq. 11-13)")
@@ -201,7 +201,7 @@ def plot_truth(summaries, path, *, methods=("smoothed", "carterette_jones"), z=2
     return save_figure(fig, path)
 
 
-def figures(out, *, sources, scale, curve, errors, summaries, sigma_table, coverage_z=2.0) -> list[Path]:
+def figures(out, *, sources, scale, curve, errors, summaries, coverage_z=2.0) -> list[Path]:
     """Write fig1.png .. fig8.png into ``out`` (module docstring)."""
     out = Path(out)
     fits = _fits(sources)
