@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 from scipy.special import logsumexp
 
 __all__ = ["BetaFits", "fit_beta", "grade_prior", "posterior"]
@@ -84,9 +84,45 @@ def _check_grades(grades, n, n_grades, name="grades") -> np.ndarray:
     return g
 
 
-def _fit(xc: np.ndarray) -> tuple[float, float]:
-    a, b, _, _ = stats.beta.fit(xc, floc=0, fscale=1)
-    return float(a), float(b)
+def _fit(xc: np.ndarray, tol: float = 1e-10, max_iter: int = 200) -> tuple[float, float]:
+    """Beta ML fit with loc 0 and scale 1, by Newton's method on the score
+    equations ``ψ(α) - ψ(α+β) = mean log x``, ``ψ(β) - ψ(α+β) = mean log(1-x)``.
+
+    The log-likelihood is concave in (α, β) (an exponential family in
+    (α-1, β-1)), so Newton from the method-of-moments start, halving steps
+    that leave α, β > 0 or lower the likelihood, converges to the unique
+    maximum. ``scipy.stats.beta.fit(floc=0, fscale=1)`` solves the same
+    equations but gives up ("failed to converge") on samples massed at the
+    clipped ends, which sparse click counts produce (x = 0 or 1 after a few
+    views); on other samples the two agree (tests/clicks/test_mapping.py)."""
+    s1, s2 = np.mean(np.log(xc)), np.mean(np.log1p(-xc))
+    m, v = float(np.mean(xc)), float(np.var(xc))
+    common = m * (1 - m) / v - 1 if v > 0 else 1.0
+    theta = np.array([m, 1 - m]) * max(common, 1e-3)
+
+    def loglik(t):
+        return (t[0] - 1) * s1 + (t[1] - 1) * s2 - special.betaln(t[0], t[1])
+
+    ll = loglik(theta)
+    for _ in range(max_iter):
+        a, b = theta
+        dab = special.digamma(a + b)
+        grad = np.array([s1 - special.digamma(a) + dab, s2 - special.digamma(b) + dab])
+        t_ab = special.polygamma(1, a + b)
+        hess = -np.array([[special.polygamma(1, a) - t_ab, -t_ab], [-t_ab, special.polygamma(1, b) - t_ab]])
+        step = -np.linalg.solve(hess, grad)
+        lam = 1.0
+        while lam > 1e-12:
+            cand = theta + lam * step
+            if cand.min() > 0 and (new_ll := loglik(cand)) >= ll - 1e-15 * abs(ll):
+                break
+            lam *= 0.5
+        else:
+            break
+        theta, ll = cand, new_ll
+        if np.max(np.abs(lam * step) / np.maximum(theta, 1.0)) < tol:
+            break
+    return float(theta[0]), float(theta[1])
 
 
 def fit_beta(x, grades, n_grades: int, *, eps: float = 1e-4, min_samples: int = 5) -> BetaFits:
