@@ -64,6 +64,8 @@ def test_shipped_configs_validate(path):
         ({"clicks": {"world": {"k": 12}}}, "clicks.world.k", "must not exceed clicks.world.serp_depth"),
         ({"clicks": {"grades": ["B", "G", "P"]}}, "clicks.grades", "needs dataset.max_grade + 1 grades"),
         ({"clicks": {"dbn": {"model": "ubm"}}}, "clicks.dbn.model", "is not one of"),
+        ({"clicks": {"dbn": {"min_views": "ten"}}}, "clicks.dbn.min_views", ""),
+        ({"clicks": {"dbn": {"min_views_grid": [0, 5]}}}, "clicks.dbn.min_views_grid[0]", "less than the minimum"),
         ({"clicks": {"smoothing": {"sigma": "auto"}}}, "clicks.smoothing.sigma", ""),
         ({"clicks": {"paper_tests": 200}}, "clicks.paper_tests", "exceeds clicks.world.n_tests"),
     ],

@@ -109,3 +109,74 @@ def test_no_intersection_is_a_clear_error(run):
         study.click_sources(n_pairs=w.n_pairs, judged_pairs=np.array([0]), judged_grades=np.array([1]), agreement=C,
                             relevance=np.zeros(w.n_pairs), reliable=np.zeros(w.n_pairs, bool), base_top=w.base_top,
                             scale=PEGFB)
+
+
+def _brute_force_views_mse(w, C, judged_pairs, judged_grades, views, relevance, m, folds, pq):
+    """The min-views criterion by its definition: remove each judged pair of
+    each test and predict it with a refitted click posterior (its query fold
+    left out of the fits) or by smoothing without it."""
+    from evalrank.clicks import smoothing
+
+    a = PEGFB.a
+    reliable = views >= m
+    kw = dict(n_pairs=w.n_pairs, agreement=C, relevance=relevance, reliable=reliable, base_top=w.base_top, scale=PEGFB)
+    full = study.click_sources(judged_pairs=judged_pairs, judged_grades=judged_grades, **kw)
+    fold_of = pq[judged_pairs] % folds
+    rest = {f: study.click_sources(judged_pairs=judged_pairs[fold_of != f], judged_grades=judged_grades[fold_of != f],
+                                   **kw) for f in range(folds)}
+    value = np.full(w.n_pairs, np.nan)
+    value[judged_pairs] = a[judged_grades]
+    errs = []
+    for t in range(w.row_offsets.size - 1):
+        sl = slice(w.row_offsets[t], w.row_offsets[t + 1])
+        nt, bt = w.novel_top[sl], w.base_top[sl]
+        sigma = smoothing.choose_sigma(nt, bt, full.combined_pdf, full.available, full.judged,
+                                       full.target_values(PEGFB), PEGFB).sigma
+        shown = np.unique(np.concatenate([nt[nt >= 0], bt[bt >= 0]]))
+        for j in shown[full.judged[shown]]:
+            if reliable[j]:
+                pred = rest[pq[j] % folds].click_pdf[j] @ a
+            else:
+                av = full.available.copy()
+                av[j] = False
+                pids, spdf = smoothing.smooth(nt, bt, full.combined_pdf, av, PEGFB, sigma)
+                pred = spdf[pids == j][0] @ a
+            errs.append(value[j] - pred)
+    return float(np.mean(np.square(errs))), len(errs)
+
+
+def test_choose_min_views_against_its_definition(run):
+    w, C, src, full, rows, info = run
+    fit = dbn.simplified_dbn(w.log, w.n_pairs)
+    pq = np.repeat(np.arange(w.offsets.size - 1), np.diff(w.offsets))
+    jp = np.flatnonzero(src.judged)
+    jg = src.judged_grade[jp]
+    choice = study.choose_min_views(views=fit.views, relevance=fit.relevance, grid=[5, 2, 10 ** 6], pair_query=pq,
+                                    judged_pairs=jp, judged_grades=jg, agreement=C, novel_top=w.novel_top,
+                                    base_top=w.base_top, row_offsets=w.row_offsets, scale=PEGFB, folds=3)
+    t = choice.table.set_index("min_views")
+    assert list(t.index) == [2, 5, 10 ** 6]
+    assert np.isnan(t.loo_mse[10 ** 6]) and t.reliable_pairs[10 ** 6] == 0    # no click estimate: skipped
+    for m in (2, 5):
+        mse, n = _brute_force_views_mse(w, C, jp, jg, fit.views, fit.relevance, m, 3, pq)
+        assert t.targets[m] == n and t.loo_mse[m] == pytest.approx(mse, rel=1e-9)
+        assert 0 < t.click_targets[m] < n
+    assert choice.min_views == int(t.loo_mse.idxmin())
+
+
+def test_choose_min_views_bad_arguments(run):
+    w, C, src, full, rows, info = run
+    fit = dbn.simplified_dbn(w.log, w.n_pairs)
+    pq = np.repeat(np.arange(w.offsets.size - 1), np.diff(w.offsets))
+    jp = np.flatnonzero(src.judged)
+    kw = dict(views=fit.views, relevance=fit.relevance, pair_query=pq, judged_pairs=jp,
+              judged_grades=src.judged_grade[jp], agreement=C, novel_top=w.novel_top, base_top=w.base_top,
+              row_offsets=w.row_offsets, scale=PEGFB)
+    with pytest.raises(ValueError, match="grid"):
+        study.choose_min_views(grid=[], **kw)
+    with pytest.raises(ValueError, match="grid"):
+        study.choose_min_views(grid=[0, 3], **kw)
+    with pytest.raises(ValueError, match="folds"):
+        study.choose_min_views(grid=[3], folds=1, **kw)
+    with pytest.raises(ValueError, match="no threshold"):
+        study.choose_min_views(grid=[10 ** 6], **kw)

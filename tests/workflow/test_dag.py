@@ -125,6 +125,9 @@ def test_outputs_exist_and_are_sane(run_one_core):
     study = pd.read_csv(res / "clicks" / "study.csv")
     assert (study["tests"] == 6).all() and {"smoothed", "carterette_jones", "full1"} <= set(study["method"])
     assert len(pd.read_csv(res / "clicks" / "table7.csv")) == 3 + 5
+    views = pd.read_csv(res / "clicks" / "min_views.csv")   # chosen by leave-one-out, per click model
+    assert set(views["model"]) == {"em", "simplified"} and views.groupby("model")["chosen"].sum().eq(1).all()
+    assert {"smoothed_paper_views", "smoothed_simplified"} <= set(study["method"])
     for i in range(1, 9):
         assert (res / "clicks" / f"fig{i}.png").stat().st_size > 5000
 

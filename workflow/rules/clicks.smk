@@ -13,7 +13,7 @@ CLICKS_GRADES = " ".join(CLICKS["grades"])
 def clicks_outputs():
     if not CLICKS["enabled"]:
         return []
-    tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv"]
+    tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]
     return [f"{CLICKS_DIR}/{f}" for f in tables + [f"fig{i}.png" for i in range(1, 9)]] + [
         f"{CLICKS_DIR}/dbn_recovery.csv"]
 
@@ -53,6 +53,7 @@ rule clicks_dbn:
     params:
         gamma="fit" if CLICKS["dbn"]["gamma"] is None else CLICKS["dbn"]["gamma"],
         prior=" ".join(map(str, CLICKS["dbn"]["prior"])),
+        grid=" ".join(map(str, CLICKS["dbn"]["min_views_grid"])),
         dbn=CLICKS["dbn"],
     log:
         f"{LOGS}/clicks/dbn.log",
@@ -64,7 +65,7 @@ rule clicks_dbn:
         runtime=10,
     shell:
         "python -m evalrank clicks-dbn --world {input.world:q} --sessions {input.sessions:q}"
-        " --min-views {params.dbn[min_views]} --gamma {params.gamma} --prior {params.prior}"
+        " --views-grid {params.grid} --gamma {params.gamma} --prior {params.prior}"
         " --max-iter {params.dbn[max_iter]} --tol {params.dbn[tol]} --output {output.model:q}"
         " --table {output.table:q} 2> {log:q}"
 
@@ -78,11 +79,12 @@ rule clicks_estimate:
         agreement=_config_file(CLICKS["agreement"]),
     output:
         expand(f"{CLICKS_DIR}/estimates/{{f}}",
-               f=["estimates.npz", "summaries.csv", "sigma.csv", "loo_curve.csv", "sources.npz"]),
+               f=["estimates.npz", "summaries.csv", "sigma.csv", "loo_curve.csv", "sources.npz", "min_views.csv"]),
     params:
         out=f"{CLICKS_DIR}/estimates",
         c=CLICKS,
         bounds=" ".join(map(str, CLICKS["smoothing"]["sigma_bounds"])),
+        grid=" ".join(map(str, CLICKS["dbn"]["min_views_grid"])),
         grades=CLICKS_GRADES,
     log:
         f"{LOGS}/clicks/estimate.log",
@@ -95,7 +97,8 @@ rule clicks_estimate:
     shell:
         "python -m evalrank clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
         " --judgments {input.judgments:q} --dbn {input.dbn:q} --agreement {input.agreement:q}"
-        " --model {params.c[dbn][model]} --prior-depth {params.c[mapping][prior_depth]}"
+        " --model {params.c[dbn][model]} --min-views {params.c[dbn][min_views]} --views-grid {params.grid}"
+        " --views-folds {params.c[dbn][min_views_folds]} --prior-depth {params.c[mapping][prior_depth]}"
         " --eps {params.c[mapping][eps]} --min-samples {params.c[mapping][min_samples]}"
         " --sigma {params.c[smoothing][sigma]} --sigma-bounds {params.bounds}"
         " --curve-points {params.c[smoothing][curve_points]} --cj-min-train {params.c[carterette][min_train_impressions]}"
@@ -110,7 +113,7 @@ rule clicks_report:
         agreement=_config_file(CLICKS["agreement"]),
         printed=_config_file(CLICKS["printed_table2"]),
     output:
-        expand(f"{CLICKS_DIR}/{{f}}", f=[f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv"]),
+        expand(f"{CLICKS_DIR}/{{f}}", f=[f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]),
         report(expand(f"{CLICKS_DIR}/fig{{i}}.png", i=range(1, 9)), caption="../report/clicks.rst", category="Clicks"),
     params:
         src=f"{CLICKS_DIR}/estimates",

@@ -10,6 +10,7 @@ writes its outputs atomically; ``workflow/rules/clicks.smk`` calls them.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -86,27 +87,27 @@ def cmd_dbn(a):
     log, _ = read_sessions(a.sessions, pairs)
     n = len(pairs)
     t0 = time.perf_counter()
-    simp = dbn.simplified_dbn(log, n, min_views=a.min_views)
+    simp = dbn.simplified_dbn(log, n)
     t1 = time.perf_counter()
     fit = dbn.fit_dbn(log, n, gamma=a.gamma, prior=tuple(a.prior), max_iter=a.max_iter, tol=a.tol,
-                      min_views=a.min_views, progress_desc="DBN EM")
+                      progress_desc="DBN EM")
     t2 = time.perf_counter()
     _log(f"simplified DBN {t1 - t0:.2f} s; EM {fit.n_iter} iterations in {t2 - t1:.2f} s "
-         f"({log.n_sessions / max(t2 - t1, 1e-9):,.0f} sessions/s), gamma {fit.gamma:.4f}, "
-         f"{int(simp.reliable.sum())} pairs with >= {a.min_views} views")
+         f"({log.n_sessions / max(t2 - t1, 1e-9):,.0f} sessions/s), gamma {fit.gamma:.4f}; pairs with >= "
+         + ", ".join(f"{v}: {int((simp.views >= v).sum())}" for v in a.views_grid) + " views")
     io.save_arrays(a.output, views=simp.views, clicks=simp.clicks, last_clicks=simp.last_clicks,
                    simplified_attract=simp.attract, simplified_satisfy=simp.satisfy,
                    simplified_relevance=simp.relevance, em_attract=fit.attract, em_satisfy=fit.satisfy,
-                   em_relevance=fit.relevance, impressions=fit.impressions, reliable=simp.reliable,
+                   em_relevance=fit.relevance, impressions=fit.impressions,
                    em_gamma=np.float64(fit.gamma), em_log_likelihood=np.asarray(fit.log_likelihood))
     # against the simulator's parameters (known only because the world is simulated)
     rows = []
-    rel = simp.reliable
     true = {"attract": w["attract"], "satisfy": w["satisfy"], "relevance": w["attract"] * w["satisfy"]}
-    for model, est in (("simplified", simp), ("em", fit)):
+    for views, model, est in ((v, m, e) for v in a.views_grid for m, e in (("simplified", simp), ("em", fit))):
+        rel = simp.views >= views
         for par in ("attract", "satisfy", "relevance"):
             x, y = getattr(est, par)[rel], true[par][rel]
-            rows.append({"model": model, "parameter": par, "pairs": int(rel.sum()),
+            rows.append({"min_views": views, "model": model, "parameter": par, "pairs": int(rel.sum()),
                          "pearson": float(np.corrcoef(x, y)[0, 1]) if rel.sum() > 2 else np.nan,
                          "mean_abs_error": float(np.mean(np.abs(x - y))) if rel.any() else np.nan,
                          "mean_error": float(np.mean(x - y)) if rel.any() else np.nan})
@@ -127,6 +128,7 @@ def _judgment_arrays(df, pairs):
 
 def cmd_estimate(a):
     import numpy as np
+    import pandas as pd
 
     from evalrank import io
     from evalrank.clicks import study
@@ -143,11 +145,37 @@ def cmd_estimate(a):
     counts = read_agreement(a.agreement, scale)
     d = io.load_arrays(a.dbn)
     relevance = d[f"{a.model}_relevance"]
-    reliable = d["reliable"].astype(bool)
     pre_ids, pre_grades = _judgment_arrays(judg[judg["set"] == "pre-existing"], pairs)
-    sources = study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
-                                  relevance=relevance, reliable=reliable, base_top=w["base_top"], scale=scale,
-                                  prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
+    pq, _ = pairs.arrays()
+    mapping_kw = dict(prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
+
+    def threshold(model):
+        """min views for the click model ``model`` and the table of the choice."""
+        if a.min_views != "loo":
+            return int(a.min_views), pd.DataFrame({"model": [model], "min_views": [int(a.min_views)], "chosen": [True]})
+        t0 = time.perf_counter()
+        choice = study.choose_min_views(
+            views=d["views"], relevance=d[f"{model}_relevance"], grid=a.views_grid, pair_query=pq,
+            judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts, novel_top=w["novel_top"],
+            base_top=w["base_top"], row_offsets=w["row_offsets"], scale=scale, folds=a.views_folds,
+            sigma_bounds=tuple(a.sigma_bounds), **mapping_kw)
+        _log(f"{model} DBN: min views by leave-one-out over {list(a.views_grid)}: {choice.min_views} "
+             f"({time.perf_counter() - t0:.1f} s)")
+        return choice.min_views, choice.table.assign(model=model, chosen=choice.table.min_views == choice.min_views)
+
+    other = "simplified" if a.model == "em" else "em"
+    min_views, views_table = threshold(a.model)
+    other_views, other_table = threshold(other)
+    views_table = pd.concat([views_table, other_table], ignore_index=True)
+    views_table = views_table[["model"] + [c for c in views_table.columns if c != "model"]]
+    reliable = d["views"] >= min_views
+
+    def sources_at(reliable, relevance=relevance):
+        return study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
+                                   relevance=relevance, reliable=reliable, base_top=w["base_top"], scale=scale,
+                                   **mapping_kw)
+
+    sources = sources_at(reliable)
     full_sets = {}
     for name in sorted(s for s in judg["set"].unique() if s.startswith("full")):
         ids, g = _judgment_arrays(judg[judg["set"] == name], pairs)
@@ -157,7 +185,6 @@ def cmd_estimate(a):
     # Carterette & Jones: ordinal regression on click features, trained on frequent queries' judged pairs
     X = click_features(log, n)
     imp = log.query_sessions(w["queries"].size)
-    pq, _ = pairs.arrays()
     train = pre_ids[imp[pq[pre_ids]] >= a.cj_min_train]
     cj = OrdinalClickModel(scale.n, alpha=a.cj_alpha).fit(X[train], sources.judged_grade[train])
     cj_pdf = cj.predict_proba(X)
@@ -169,14 +196,12 @@ def cmd_estimate(a):
                                     true_grade=w["true_grade"], full_sets=full_sets, cj_pdf=cj_pdf,
                                     k=w["novel_top"].shape[1], sigma=sigma, sigma_bounds=tuple(a.sigma_bounds), say=_log)
     _log(f"estimated {info.shape[0]} tests in {time.perf_counter() - t0:.1f} s")
-    other = "simplified" if a.model == "em" else "em"
-    alt = study.click_sources(n_pairs=n, judged_pairs=pre_ids, judged_grades=pre_grades, agreement=counts,
-                              relevance=d[f"{other}_relevance"], reliable=reliable, base_top=w["base_top"],
-                              scale=scale, prior_depth=a.prior_depth, eps=a.eps, min_samples=a.min_samples)
-    E, V, _ = study.smoothed_estimates(sources=alt, novel_top=w["novel_top"], base_top=w["base_top"],
-                                       row_offsets=w["row_offsets"], scale=scale, k=w["novel_top"].shape[1],
-                                       sigma=sigma, sigma_bounds=tuple(a.sigma_bounds))
-    rows[f"smoothed_{other}"] = (E, V)   # the other click model, for comparison
+    # for comparison: the other click model, and the paper's fixed 10 views
+    for name, alt in ((f"smoothed_{other}", sources_at(d["views"] >= other_views, d[f"{other}_relevance"])),
+                      ("smoothed_paper_views", sources_at(d["views"] >= study.PAPER_MIN_VIEWS))):
+        rows[name] = study.smoothed_estimates(sources=alt, novel_top=w["novel_top"], base_top=w["base_top"],
+                                              row_offsets=w["row_offsets"], scale=scale, k=w["novel_top"].shape[1],
+                                              sigma=sigma, sigma_bounds=tuple(a.sigma_bounds))[:2]
     summaries = study.test_summaries(rows, w["row_offsets"], z=a.z)
     sigmas = np.geomspace(a.sigma_bounds[0], a.sigma_bounds[1], a.curve_points)
     curve, sigma_all, errs = study.loo_study(w["novel_top"], w["base_top"], w["row_offsets"], sources, scale, sigmas)
@@ -185,6 +210,7 @@ def cmd_estimate(a):
                    **{f"{m}_mean": e for m, (e, v) in rows.items()}, **{f"{m}_var": v for m, (e, v) in rows.items()})
     io.write_table(summaries, out / "summaries.csv")
     io.write_table(info, out / "sigma.csv")
+    io.write_table(views_table, out / "min_views.csv")
     io.write_table(curve.assign(pooled_sigma=sigma_all), out / "loo_curve.csv")
     io.save_arrays(out / "sources.npz", relevance=sources.relevance, reliable=sources.reliable,
                    judged_grade=sources.judged_grade, beta_params=sources.fits.params,
@@ -242,6 +268,7 @@ def cmd_report(a):
     t6 = t6.merge(study.PAPER_TABLE6.add_prefix("paper_").rename(columns={"paper_min_impressions": "min_impressions"}),
                   on="min_impressions")
     io.write_table(t6, out / "table6.csv", float_format="%.4f")
+    io.write_table(pd.read_csv(src / "min_views.csv"), out / "min_views.csv", float_format="%.4f")
     t8_methods = ["clicks_only", "editorial_only", "smoothed", "carterette_jones"]
     parts = []
     for sign in (False, True):
@@ -270,6 +297,18 @@ def cmd_report(a):
          f"r = {s.pearson:.3f}, sign agreement {s.sign_agreement:.3f}, coverage {s.coverage:.3f}")
 
 
+def _views(v):
+    if v == "loo":
+        return v
+    try:
+        n = int(v)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected 'loo' or an integer >= 1, got {v!r}")
+    return n
+
+
 def add_parsers(sub) -> None:
     """Register the ``clicks-*`` subcommands on an argparse subparsers object."""
     def grades(s):
@@ -287,7 +326,8 @@ def add_parsers(sub) -> None:
     s = sub.add_parser("clicks-dbn", help="simplified DBN (eq. 1) and full DBN by EM from a session log")
     s.add_argument("--world", required=True)
     s.add_argument("--sessions", required=True)
-    s.add_argument("--min-views", type=int, default=10)
+    s.add_argument("--views-grid", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 50],
+                   help="view thresholds at which to report the recovery of the simulator's parameters")
     s.add_argument("--gamma", type=lambda v: None if v == "fit" else float(v), default=0.9,
                    help="EM's continuation probability, or 'fit'")
     s.add_argument("--prior", type=float, nargs=2, default=[1.0, 1.0])
@@ -305,6 +345,10 @@ def add_parsers(sub) -> None:
     s.add_argument("--prior-depth", type=int, default=5)
     s.add_argument("--eps", type=float, default=1e-4)
     s.add_argument("--min-samples", type=int, default=5)
+    s.add_argument("--min-views", type=_views, default="loo",
+                   help="views a pair's click estimate needs: 'loo' (chosen by leave-one-out) or an integer")
+    s.add_argument("--views-grid", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 50])
+    s.add_argument("--views-folds", type=int, default=5, help="query folds of the cross-fitted click posterior")
     s.add_argument("--sigma", default="loo", help="'loo' or a number")
     s.add_argument("--sigma-bounds", type=float, nargs=2, default=[1e-3, 1e2])
     s.add_argument("--curve-points", type=int, default=15)

@@ -35,7 +35,7 @@ from evalrank.clicks.grades import GradeScale, agreement_pdfs, grade_moments
 
 __all__ = ["Sources", "click_sources", "estimate_all", "correlation_table", "calls_table", "study_table",
            "table4", "loo_study", "PAPER_TABLE4", "PAPER_TABLE5", "PAPER_TABLE6", "PAPER_TABLE7", "PAPER_TABLE8",
-           "IMPRESSION_THRESHOLDS"]
+           "IMPRESSION_THRESHOLDS", "ViewsChoice", "choose_min_views", "PAPER_MIN_VIEWS"]
 
 IMPRESSION_THRESHOLDS = (200, 50, 10, 0)
 
@@ -116,6 +116,94 @@ def click_sources(*, n_pairs, judged_pairs, judged_grades, agreement, relevance,
     click = np.full((n_pairs, G), 1.0 / G)
     click[reliable] = mapping.posterior(relevance[reliable], fits, priors[prior_depth], eps=eps)
     return Sources(editorial, judged, grade, click, reliable, relevance, fits, priors)
+
+
+PAPER_MIN_VIEWS = 10    # Sec. 5.2.1: "reliable relevance estimates with as few as 10 impressions"
+
+
+@dataclass
+class ViewsChoice:
+    """Result of :func:`choose_min_views`: the chosen threshold and, per
+    candidate, the pooled leave-one-out MSE of the method's prediction for
+    judged pairs (``loo_mse``), the targets scored (``targets``), how many of
+    them the click model predicts (``click_targets``, the rest are smoothed)
+    and the pairs with enough views (``reliable_pairs``)."""
+
+    min_views: int
+    table: pd.DataFrame
+
+
+def choose_min_views(*, views, relevance, grid, pair_query, judged_pairs, judged_grades, agreement, novel_top,
+                     base_top, row_offsets, scale: GradeScale, folds=5, prior_depth=5, eps=1e-4, min_samples=5,
+                     sigma_bounds=(1e-3, 1e2)) -> ViewsChoice:
+    """Views a pair needs before its click estimate enters the evaluation
+    (Sec. 3.4 step 2), chosen by the leave-one-out criterion of Sec. 5.1.
+
+    The paper fixes 10 views for its logs (Sec. 5.2.1) and chooses σ by
+    leave-one-out MSE over the judged pairs; this chooses the threshold the
+    same way, from the method's own data (pre-existing judgments, clicks),
+    never from a ground truth. For each candidate ``m`` in ``grid``, every
+    judged pair of every test is removed and predicted as the method would
+    predict it had it not been judged: by its click posterior E(g|x) when it
+    has ``>= m`` views, else by hybrid smoothing of the remaining available
+    pdfs at the test's leave-one-out σ (:func:`smoothing.choose_sigma`). The
+    click posterior of a judged pair is *cross-fitted*: the Beta fits and
+    the prior come from the judged pairs of the other ``folds`` query folds
+    (fold = query index mod ``folds``), so a pair never predicts itself.
+    The candidate with the lowest pooled MSE wins (the smaller ``m`` on a
+    tie); a candidate whose intersection (judged pairs with ``>= m`` views)
+    is too small for the Beta fits in some fold (< ``min_samples`` outside
+    it) is skipped (NaN). Raises ValueError if no
+    candidate can be scored.
+    """
+    g = np.asarray(grid)
+    if g.ndim != 1 or g.size == 0 or not np.issubdtype(g.dtype, np.integer) or g.min() < 1:
+        raise ValueError(f"grid: expected a non-empty list of integers >= 1, got {grid!r}")
+    if isinstance(folds, (bool, np.bool_)) or not isinstance(folds, (int, np.integer)) or folds < 2:
+        raise ValueError(f"folds: expected an int >= 2, got {folds!r}")
+    views = np.asarray(views)
+    n_pairs = views.size
+    judged_pairs = np.asarray(judged_pairs, dtype=np.int64)
+    judged_grades = np.asarray(judged_grades, dtype=np.int64)
+    fold = np.asarray(pair_query, dtype=np.int64)[judged_pairs] % folds
+    kw = dict(n_pairs=n_pairs, agreement=agreement, relevance=relevance, base_top=base_top, scale=scale,
+              prior_depth=prior_depth, eps=eps, min_samples=min_samples)
+    n_tests = row_offsets.size - 1
+    rows = []
+    for m in np.unique(g):
+        reliable = views >= m
+        rec = {"min_views": int(m), "loo_mse": np.nan, "targets": 0, "click_targets": 0,
+               "reliable_pairs": int(reliable.sum())}
+        rows.append(rec)
+        inter = reliable[judged_pairs]
+        if min(int(inter[fold != f].sum()) for f in range(folds)) < max(min_samples, 2):
+            continue    # too few judged pairs with click estimates for the (cross-fitted) Beta fits
+        src = click_sources(judged_pairs=judged_pairs, judged_grades=judged_grades, reliable=reliable, **kw)
+        e_click = np.full(n_pairs, np.nan)
+        for f in range(folds):
+            out = fold == f
+            hold = judged_pairs[out][reliable[judged_pairs[out]]]
+            if hold.size == 0:
+                continue
+            rest = click_sources(judged_pairs=judged_pairs[~out], judged_grades=judged_grades[~out],
+                                 reliable=reliable, **kw)
+            e_click[hold] = rest.click_pdf[hold] @ scale.a
+        pdf, available, targets = src.combined_pdf, src.available, src.target_values(scale)
+        errs, n_click = [], 0
+        for t in range(n_tests):
+            nt, bt = _rows(novel_top, base_top, row_offsets, t)
+            choice = smoothing.choose_sigma(nt, bt, pdf, available, src.judged, targets, scale, bounds=sigma_bounds)
+            pids, e = smoothing.loo_errors(nt, bt, pdf, available, src.judged, targets, scale, choice.sigma)
+            by_click = reliable[pids]
+            errs.append(np.where(by_click, targets[pids] - e_click[pids], e))
+            n_click += int(by_click.sum())
+        err = np.concatenate(errs)
+        rec.update(loo_mse=float(np.mean(err * err)), targets=int(err.size), click_targets=n_click)
+    table = pd.DataFrame(rows)
+    if table.loo_mse.isna().all():
+        raise ValueError(f"grid: no threshold in {list(map(int, np.unique(g)))} leaves enough judged pairs with "
+                         "click estimates for the Beta fits (more sessions or judgments, or lower thresholds)")
+    return ViewsChoice(min_views=int(table.min_views[table.loo_mse.idxmin()]), table=table)
 
 
 def _rows(novel_top, base_top, row_offsets, t):
