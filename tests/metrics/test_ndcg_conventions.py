@@ -175,7 +175,7 @@ def test_presets_resolve_and_keywords_override():
     (dict(ties="random"), "ties must be one of"),
     (dict(ties="docid"), "needs doc_ids"),
     (dict(gain="log"), "gain must be"),
-    (dict(discount="ln"), "discount must be"),
+    (dict(discount="ln"), "discount: unknown discount"),
     (dict(precision="half"), "precision must be"),
     (dict(ideal_offsets=np.array([0, 1])), "ideal_offsets given without ideal_labels"),
 ])

@@ -5,7 +5,8 @@ every tool fixes them differently:
 
 ``gain``      "exp" (2^y - 1, eq. 1), "linear" (y: trec_eval uses the label
               itself), or a per-grade array.
-``discount``  "log2" (eq. 3) or a callable of the 1-based rank.
+``discount``  "log2" (eq. 3), another name of :mod:`evalrank.metrics.discounts`
+              ("log", "poly:beta", "zipf", "geometric:p") or a callable of the rank.
 ``empty``     the value of a query whose ideal DCG@k is 0 (no relevant
               document): 0.0, 1.0, or "skip" (NaN: left out of a nan-mean).
 ``short``     a list shorter than ``k``:

@@ -18,7 +18,9 @@ import numba
 import numpy as np
 
 from evalrank.data.collection import segment_ids
-from evalrank.metrics._validate import check_k, check_ranked_input
+from evalrank.metrics._validate import check_ranked_input
+from evalrank.metrics.cutoffs import resolve_cutoff
+from evalrank.metrics.discounts import Discount, parse_discount
 from evalrank.metrics.ranking import positions, rank_order, round_scores, tie_groups, tie_key
 
 __all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "dcg_sorted", "ranked_dcg"]
@@ -50,17 +52,17 @@ def gain_values(labels: np.ndarray, gain="exp") -> np.ndarray:
 def discount_values(ranks: np.ndarray, discount="log2") -> np.ndarray:
     """Discount ``c_i`` of 1-based ranks ``i`` (Busa-Fekete eq. 3).
 
-    ``"log2"``: ``1 / log2(i + 1)``. A callable gets the float64 array of
+    A name of :mod:`evalrank.metrics.discounts` (``"log2"``: ``1 / log2(i + 1)``,
+    ``"log"``, ``"poly:beta"``, ``"zipf"``, ``"geometric:p"``) or a callable gets the float64 array of
     1-based ranks and must return non-negative finite weights of the same
     shape (e.g. ``lambda r: r ** -1.0`` for Zipf).
     """
     ranks = np.asarray(ranks, dtype=np.float64)
-    if isinstance(discount, str):
-        if discount == "log2":
-            return 1.0 / np.log2(ranks + 1.0)
-        raise ValueError(f"discount must be 'log2' or a callable of the 1-based rank, got {discount!r}")
+    if isinstance(discount, (str, Discount)):
+        return parse_discount(discount)(ranks)
     if not callable(discount):
-        raise TypeError(f"discount must be 'log2' or a callable, got {type(discount).__name__}")
+        raise TypeError(f"discount must be a name (e.g. 'log2', 'poly:0.5') or a callable, got "
+                        f"{type(discount).__name__}")
     out = np.asarray(discount(ranks), dtype=np.float64)
     if out.shape != ranks.shape:
         raise ValueError(f"discount callable returned shape {out.shape} for ranks of shape {ranks.shape}")
@@ -72,7 +74,9 @@ def discount_values(ranks: np.ndarray, discount="log2") -> np.ndarray:
 def _cut_discount(offsets: np.ndarray, k, discount) -> np.ndarray:
     pos = positions(offsets)
     disc = discount_values(pos + 1.0, discount)
-    if k is not None:
+    if isinstance(k, np.ndarray):     # per-query cut-offs (evalrank.metrics.cutoffs)
+        disc = np.where(pos < k[segment_ids(offsets)], disc, 0.0)
+    elif k is not None:
         disc = np.where(pos < k, disc, 0.0)
     return disc
 
@@ -145,7 +149,7 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     the group adds ``mean gain x sum of the (cut) discounts of the positions
     it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
     """
-    if k is not None and k <= TOPK_MAX and ties != "average":
+    if isinstance(k, int) and k <= TOPK_MAX and ties != "average":
         key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
         if key is None:  # input order: the kernel's last tie-break, the row index
             key = np.zeros(scores.shape[0])
@@ -180,7 +184,7 @@ def _grade_counts_ideal(labels, offsets, k, gain, discount, cap=None):
                          minlength=nq * n_grades).reshape(nq, n_grades)
     longest = int(np.diff(offsets).max())
     cum = np.concatenate(([0.0], np.cumsum(discount_values(np.arange(1, longest + 1), discount))))
-    limit = np.full(nq, longest, dtype=np.int64) if k is None else np.full(nq, k, dtype=np.int64)
+    limit = np.full(nq, longest, dtype=np.int64) if k is None else np.broadcast_to(np.asarray(k, np.int64), (nq,))
     if cap is not None:
         limit = np.minimum(limit, cap)
     out = np.zeros(nq)
@@ -198,7 +202,7 @@ def ideal_dcg(labels, offsets, k: int | None = None, *, gain="exp", discount="lo
     ideal list further, e.g. at the length of a shorter ranked list."""
     labels = np.asarray(labels)
     offsets = np.asarray(offsets, dtype=np.int64)
-    k = check_k(k)
+    k = resolve_cutoff(k, np.diff(offsets))
     nq = len(offsets) - 1
     if labels.size == 0:
         return np.zeros(nq)
@@ -222,16 +226,19 @@ def dcg(scores, labels, offsets, k: int | None = None, *, gain="exp", discount="
     scores : (n_docs,) float, higher = ranked earlier.
     labels : (n_docs,) int grades.
     offsets : (n_queries + 1,) query offsets.
-    k : cut-off, ``None`` for the full list.
+    k : cut-off: ``None`` (the full list), an int, a rule growing with the
+        list (``"frac:c"``, ``"pow:a"``: :mod:`evalrank.metrics.cutoffs`) or a
+        per-query int array.
     gain : "exp" (2^y - 1), "linear" (y) or per-grade array.
-    discount : "log2" or a callable of the 1-based rank.
+    discount : a name of :mod:`evalrank.metrics.discounts` ("log2", "log",
+        "poly:beta", "zipf", "geometric:p") or a callable of the 1-based rank.
     ties : "stable" (input order), "pessimistic", "optimistic", "docid"
         (needs ``doc_ids``) or "average" (expectation over tie orders); see
         :mod:`evalrank.metrics.ranking`.
     precision : None or "float32": round scores before ranking.
     """
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
-    k = check_k(k)
+    k = resolve_cutoff(k, np.diff(offsets))
     scores = round_scores(scores, precision)
     return ranked_dcg(scores, gain_values(labels, gain), offsets, k, discount=discount, ties=ties,
                       labels=labels, doc_ids=doc_ids, docid_order=docid_order)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.data.collection import check_offsets
-from evalrank.metrics._validate import check_k, check_ranked_input
+from evalrank.metrics._validate import check_ranked_input
+from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import gain_values, ideal_dcg, ranked_dcg
 from evalrank.metrics.ranking import round_scores
@@ -44,7 +45,9 @@ def ndcg(scores, labels, offsets, k: int | None = None, *, convention: str | Non
     ----------
     scores, labels, offsets : flat arrays + query offsets (higher score =
         ranked earlier; integer grades).
-    k : cut-off; ``None`` = the full list.
+    k : cut-off; ``None`` = the full list, an int, a rule growing with the
+        list (``"frac:c"``: k = c n, ``"pow:a"``: k = n^a; Wang et al. 2013,
+        :mod:`evalrank.metrics.cutoffs`) or a per-query int array.
     convention : a preset name ("trec", "ranklib", "letor3", "letor4",
         "ms", "yahoo", "sklearn", "lightgbm", "xgboost") or None for the
         defaults (exp gain, log2, empty 0, short pad, stable ties).
@@ -62,7 +65,7 @@ def ndcg(scores, labels, offsets, k: int | None = None, *, convention: str | Non
     opts = resolve(convention, gain=gain, discount=discount, empty=empty, short=short, ties=ties,
                    docid_order=docid_order, precision=precision)
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
-    k = check_k(k)
+    k = resolve_cutoff(k, np.diff(offsets))
     scores = round_scores(scores, opts["precision"])
     gains = gain_values(labels, opts["gain"])
     actual = ranked_dcg(scores, gains, offsets, k, discount=opts["discount"], ties=opts["ties"], labels=labels,
