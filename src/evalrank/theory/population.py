@@ -16,7 +16,8 @@ Two kinds:
 grades 0..m with ``P(Y >= j | u) = sigmoid(b (u - tau_j))`` (binary for
 m = 1, ordinal-logistic graded otherwise); v is noise. A scorer is
 ``f_w = w u' + (1 - w) v`` with ``u' = u`` (or ``1 - u`` for a reversed
-scorer) and weight ``w`` in [0, 1]: w = 1 ranks by the relevant coordinate,
+scorer), weight ``w`` in [0, 1] and v one of several independent noise
+coordinates: w = 1 ranks by the relevant coordinate,
 w = 0 at random. f_w(X) has a trapezoidal CDF; given f_w = z, u' is uniform
 on an interval, so ``P(Y >= j | s)`` is a difference of softplus values --
 g(s) is closed form, and so are the marginals.
@@ -48,17 +49,25 @@ def _sigmoid(x):
 
 @dataclass(frozen=True)
 class Scorer:
-    """``f = w u' + (1 - w) v``, ``u' = 1 - u`` when ``reverse``."""
+    """``f = w u' + (1 - w) v_noise``, ``u' = 1 - u`` when ``reverse``.
+
+    ``noise`` picks one of several independent noise coordinates: two
+    scorers that differ only there are different functions with the *same*
+    g(s) -- a pair no measure should tell apart (Wang et al., Theorem 2's
+    "unless y1 = y2 almost everywhere")."""
 
     weight: float
     reverse: bool = False
+    noise: int = 0
 
     def __post_init__(self):
         if not (0.0 <= float(self.weight) <= 1.0):
             raise ValueError(f"weight: must lie in [0, 1], got {self.weight!r}")
+        if isinstance(self.noise, bool) or not isinstance(self.noise, (int, np.integer)) or not 0 <= self.noise < 8:
+            raise ValueError(f"noise: expected an int in 0..7, got {self.noise!r}")
 
     def __str__(self) -> str:
-        return f"w={self.weight:g}{' reversed' if self.reverse else ''}"
+        return f"w={self.weight:g}{' reversed' if self.reverse else ''}{f' noise {self.noise}' if self.noise else ''}"
 
 
 class LogisticPopulation:
@@ -149,12 +158,13 @@ class LogisticPopulation:
     def sample(self, n: int, scorers, rng: np.random.Generator):
         """``n`` i.i.d. objects: ``(scores (len(scorers), n), grades (n,))``,
         every scorer scoring the same objects."""
-        u, v, e = rng.random(n), rng.random(n), rng.random(n)
+        u, e = rng.random(n), rng.random(n)
         grades = (e[:, None] < self._ge_given_u(u)).sum(axis=1)
+        noise = rng.random((max(sc.noise for sc in scorers) + 1, n))
         scores = np.empty((len(scorers), n))
         for i, sc in enumerate(scorers):
             up = 1.0 - u if sc.reverse else u
-            scores[i] = sc.weight * up + (1.0 - sc.weight) * v
+            scores[i] = sc.weight * up + (1.0 - sc.weight) * noise[sc.noise]
         return scores, grades
 
 

@@ -1,0 +1,163 @@
+"""Empirical NDCG of growing i.i.d. samples (Wang et al. 2013, Sec. 3): the
+convergence to the limits of :mod:`.limits` and consistent distinguishability
+(Definition 3; ``wang2013-limits.md``).
+
+A *measure* is named ``"DISCOUNT"`` or ``"DISCOUNT@K"`` with a discount of
+:mod:`evalrank.metrics.discounts` and a cut-off of
+:mod:`evalrank.metrics.cutoffs`: ``"log2"``, ``"poly:0.5"``, ``"zipf"``,
+``"geometric:0.5"``, ``"log2@frac:0.3"``, ``"log2@pow:0.5"``, ``"log2@10"``.
+
+:func:`sample_ndcg` draws ``R`` independent samples of ``n`` objects, every
+scorer ranking the same objects, and returns NDCG per (repetition, scorer,
+measure). Repetitions are drawn in blocks of ``block`` samples, block ``b``
+from the ``b``-th child of the given :class:`numpy.random.SeedSequence`, and
+each block is scored with one flat-array NDCG call per scorer and measure
+(the R samples are R "queries"), so the result depends on the seed and the
+block size only -- not on the number of cores or the order of the calls.
+All samples of a call have the same length n, so a block is an (R, n)
+matrix: one row-wise sort per scorer, one of the gains for the ideal
+ranking, and each measure's DCG is a product with its cut discount vector
+(the discount and cut-off of :mod:`evalrank.metrics`; equal to
+:func:`evalrank.metrics.ndcg.ndcg` with its default conventions, tested).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from evalrank.metrics.cutoffs import parse_cutoff, resolve_cutoff
+from evalrank.metrics.dcg import discount_values
+from evalrank.metrics.discounts import parse_discount
+from evalrank.theory.limits import ndcg_limit
+
+__all__ = ["Measure", "parse_measure", "sample_ndcg", "convergence_table", "distinguishability", "gap_rate"]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A discount and a cut-off (None, an int, ``"frac:c"``, ``"pow:a"``)."""
+
+    discount: str
+    k: int | str | None = None
+
+    def __str__(self) -> str:
+        return self.discount if self.k is None else f"{self.discount}@{self.k}"
+
+
+def parse_measure(name) -> Measure:
+    """:class:`Measure` from ``"DISCOUNT[@K]"``; ValueError names ``measure``."""
+    if isinstance(name, Measure):
+        return name
+    if not isinstance(name, str):
+        raise TypeError(f"measure: expected a name such as 'log2@frac:0.3', got {type(name).__name__}")
+    disc, _, k = name.partition("@")
+    try:
+        d = str(parse_discount(disc.strip()))
+        cut = None if not k else (int(k) if k.strip().isdigit() else k.strip())
+        parse_cutoff(cut)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"measure {name!r}: {e}") from None
+    return Measure(d, cut)
+
+
+def _blocks(R: int, block: int):
+    starts = np.arange(0, R, block)
+    return [(int(a), int(min(a + block, R))) for a in starts]
+
+
+def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequence, block: int | None = None,
+                progress=None) -> np.ndarray:
+    """NDCG of ``R`` i.i.d. samples of size ``n``: array (R, len(scorers),
+    len(measures)). ``block``: samples per draw (default: about 2 million
+    objects per block); ``progress(done, R)`` is called after each block."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n: expected a positive integer, got {n!r}")
+    if isinstance(R, bool) or not isinstance(R, (int, np.integer)) or R < 1:
+        raise ValueError(f"R: expected a positive integer, got {R!r}")
+    if not isinstance(seed, np.random.SeedSequence):
+        raise TypeError("seed: expected a numpy.random.SeedSequence")
+    measures = [parse_measure(m) for m in measures]
+    block = int(block) if block is not None else max(1, 2_000_000 // int(n))
+    if block < 1:
+        raise ValueError(f"block: expected a positive integer, got {block!r}")
+    out = np.empty((R, len(scorers), len(measures)))
+    n = int(n)
+    weights = np.empty((len(measures), n))       # the cut discount of each measure over ranks 1..n
+    for j, meas in enumerate(measures):
+        w = discount_values(np.arange(1, n + 1), meas.discount)
+        k = resolve_cutoff(meas.k, np.array([n]))
+        if k is not None:
+            w[int(np.atleast_1d(k)[0]):] = 0.0
+        weights[j] = w
+    blocks = _blocks(int(R), block)
+    children = seed.spawn(len(blocks))
+    for (a, b), child in zip(blocks, children):
+        m = b - a
+        scores, grades = pop.sample(n * m, scorers, np.random.default_rng(child))
+        gains = pop.gains[grades].reshape(m, n)
+        ideal = -np.sort(-gains, axis=1) @ weights.T                      # (m, measures)
+        for i in range(len(scorers)):
+            # rank by decreasing score, ties in sample order (ndcg's "stable" rule)
+            order = np.argsort(-scores[i].reshape(m, n), axis=1, kind="stable")
+            dcg = np.take_along_axis(gains, order, axis=1) @ weights.T
+            out[a:b, i, :] = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
+        if progress is not None:
+            progress(b, int(R))
+    return out
+
+
+def convergence_table(values: dict, pop, scorers, measures, names=None) -> pd.DataFrame:
+    """Mean, standard error and the limit per (n, scorer, measure) from
+    ``values``: n -> :func:`sample_ndcg` array."""
+    measures = [parse_measure(m) for m in measures]
+    names = names or [str(s) for s in scorers]
+    limits = {(i, j): ndcg_limit(pop, sc, m.discount, m.k) for i, sc in enumerate(scorers)
+              for j, m in enumerate(measures)}
+    rows = []
+    for n, v in sorted(values.items()):
+        R = v.shape[0]
+        for i, name in enumerate(names):
+            for j, m in enumerate(measures):
+                x = v[:, i, j]
+                lim = limits[i, j]
+                rows.append({"n": int(n), "scorer": name, "measure": str(m), "R": R, "mean": float(x.mean()),
+                             "se": float(x.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan,
+                             "limit": lim.value, "theorem": lim.theorem})
+    t = pd.DataFrame(rows)
+    t["rel_gap"] = (t["mean"] - t["limit"]) / t["limit"]
+    return t
+
+
+def distinguishability(values: dict, pairs, measures) -> pd.DataFrame:
+    """Share of the R samples in which M(f1) > M(f2), per (n, pair, measure),
+    with its binomial standard error; ``pairs``: (label, i1, i2) scorer
+    indices into the arrays of ``values`` (n -> :func:`sample_ndcg` array).
+    Ties count one half."""
+    measures = [parse_measure(m) for m in measures]
+    rows = []
+    for n, v in sorted(values.items()):
+        R = v.shape[0]
+        for label, i1, i2 in pairs:
+            for j, m in enumerate(measures):
+                d = v[:, i1, j] - v[:, i2, j]
+                share = float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
+                rows.append({"n": int(n), "pair": label, "measure": str(m), "R": R, "share": share,
+                             "se": float(np.sqrt(share * (1 - share) / R)),
+                             "mean_difference": float(d.mean())})
+    return pd.DataFrame(rows)
+
+
+def gap_rate(n, gap) -> tuple[float, float]:
+    """Fit ``gap = C (ln n)^-gamma`` by least squares on log gap vs log ln n;
+    returns ``(gamma, C)`` (Wang et al.: standard NDCG's gap to 1 is of order
+    1 / log n, gamma = 1)."""
+    n = np.asarray(n, dtype=np.float64)
+    gap = np.asarray(gap, dtype=np.float64)
+    ok = (gap > 0) & (n > 1)
+    if ok.sum() < 2:
+        raise ValueError("gap: needs at least two positive gaps at n > 1")
+    slope, icpt = np.polyfit(np.log(np.log(n[ok])), np.log(gap[ok]), 1)
+    return float(-slope), float(np.exp(icpt))
