@@ -23,6 +23,7 @@ include: "workflow/rules/active.smk"
 include: "workflow/rules/ndcg.smk"
 include: "workflow/rules/risk.smk"
 include: "workflow/rules/clicks.smk"
+include: "workflow/rules/theory.smk"
 
 
 rule all:
@@ -33,4 +34,5 @@ rule all:
         ndcg_outputs(),
         risk_outputs(),
         clicks_outputs(),
+        theory_outputs(),
     default_target: True

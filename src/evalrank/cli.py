@@ -839,6 +839,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_clicks_parsers(sub)
 
+    from evalrank.theory.commands import add_parsers as add_theory_parsers
+
+    add_theory_parsers(sub)
+
     s = sub.add_parser("validate-config", help="validate a config file and print it with defaults filled in")
     s.add_argument("config")
     s.set_defaults(func=cmd_validate_config)

@@ -134,6 +134,9 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     clk = config.get("clicks", {})
     if clk.get("enabled", True):
         problems += _clicks_checks(clk, config)
+    th = config.get("theory", {})
+    if th.get("enabled", True):
+        problems += _theory_checks(th)
     budgets = act.get("budgets", [])
     if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
         problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))
@@ -161,6 +164,29 @@ def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
     too_big = [f for f in pop.get("features", []) if n_feat and f > n_feat]
     if too_big:
         problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
+    return problems
+
+
+def _theory_checks(th: dict) -> list[tuple[str, str]]:
+    from evalrank.theory.experiments import parse_measure
+
+    problems = []
+    for i, m in enumerate(th.get("measures", [])):
+        try:
+            parse_measure(m)
+        except ValueError as e:
+            problems.append((f"theory.measures[{i}]", str(e)))
+    sizes = th.get("sizes", [])
+    if any(b <= a for a, b in zip(sizes, sizes[1:])):
+        problems.append(("theory.sizes", f"must be strictly increasing, got {sizes}"))
+    tau = th.get("population", {}).get("thresholds", [])
+    if any(b <= a for a, b in zip(tau, tau[1:])):
+        problems.append(("theory.population.thresholds", f"must be strictly increasing, got {tau}"))
+    scorers = th.get("scorers", {})
+    for i, pair in enumerate(th.get("pairs", [])):
+        bad = [name for name in pair[1:] if name not in scorers]
+        if bad:
+            problems.append((f"theory.pairs[{i}]", f"{bad} are not in theory.scorers {sorted(scorers)}"))
     return problems
 
 
