@@ -94,6 +94,14 @@ def rank_order(scores: np.ndarray, offsets: np.ndarray, *, ties: str = "stable",
     key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     # lexsort is stable and its last key is primary -> (query, -score, tie key, input position)
     if key is None:
+        offsets = np.asarray(offsets, dtype=np.int64)
+        sizes = np.diff(offsets)
+        if sizes.size and sizes.min() == sizes.max() and sizes[0] > 0:
+            # equal-length queries (one long list, or R samples of n): a row-wise
+            # stable argsort is the same permutation, without the two-key lexsort
+            L = int(sizes[0])
+            order = np.argsort(-scores.reshape(sizes.size, L), axis=1, kind="stable")
+            return (order + offsets[:-1, None]).ravel()
         return np.lexsort((-scores, seg))
     return np.lexsort((key, -scores, seg))
 

@@ -15,8 +15,8 @@ each block is scored with one flat-array NDCG call per scorer and measure
 (the R samples are R "queries"), so the result depends on the seed and the
 block size only -- not on the number of cores or the order of the calls.
 All samples of a call have the same length n, so a block is an (R, n)
-matrix: one row-wise sort per scorer, one of the gains for the ideal
-ranking, and each measure's DCG is a product with its cut discount vector
+matrix: one row-wise sort per scorer, the ideal DCG from grade counts (no
+sort), and each measure's DCG is a product with its cut discount vector
 (the discount and cut-off of :mod:`evalrank.metrics`; equal to
 :func:`evalrank.metrics.ndcg.ndcg` with its default conventions, tested).
 """
@@ -68,6 +68,22 @@ def _blocks(R: int, block: int):
     return [(int(a), int(min(a + block, R))) for a in starts]
 
 
+def _ideal(grades, gains, cum):
+    """Ideal DCG per row and measure from grade counts: the ideal list holds
+    the best grade's documents first, so a grade spanning positions
+    [start, end) adds gain x (C[end] - C[start]), C the cumulative weights."""
+    m, n = grades.shape
+    G = gains.size
+    counts = np.bincount((np.arange(m)[:, None] * G + grades).ravel(), minlength=m * G).reshape(m, G)
+    out = np.zeros((m, cum.shape[0]))
+    start = np.zeros(m, dtype=np.int64)
+    for j in np.argsort(-gains, kind="stable"):
+        end = start + counts[:, j]
+        out += gains[j] * (cum[:, end] - cum[:, start]).T
+        start = end
+    return out
+
+
 def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequence, block: int | None = None,
                 progress=None) -> np.ndarray:
     """NDCG of ``R`` i.i.d. samples of size ``n``: array (R, len(scorers),
@@ -92,13 +108,14 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
         if k is not None:
             w[int(np.atleast_1d(k)[0]):] = 0.0
         weights[j] = w
+    cum = np.concatenate([np.zeros((len(measures), 1)), np.cumsum(weights, axis=1)], axis=1)
     blocks = _blocks(int(R), block)
     children = seed.spawn(len(blocks))
     for (a, b), child in zip(blocks, children):
         m = b - a
         scores, grades = pop.sample(n * m, scorers, np.random.default_rng(child))
         gains = pop.gains[grades].reshape(m, n)
-        ideal = -np.sort(-gains, axis=1) @ weights.T                      # (m, measures)
+        ideal = _ideal(grades.reshape(m, n), pop.gains, cum)                 # (m, measures)
         for i in range(len(scorers)):
             # rank by decreasing score, ties in sample order (ndcg's "stable" rule)
             order = np.argsort(-scores[i].reshape(m, n), axis=1, kind="stable")
