@@ -32,6 +32,7 @@ SMALL = {
     "rankboost": ({"max_rounds": 30}, {"n_thresholds": [32]}),
     "gbrt": ({"num_boost_round": 40, "early_stopping_rounds": 10}, {"num_leaves": [7], "learning_rate": [0.1, 0.3]}),
     "afs": ({"max_features": 5}, {"log1p": ["auto", "none"]}),
+    "listnet": ({"max_epochs": 20}, {"l2": [0.0, 1e-3]}),
 }
 
 
@@ -223,7 +224,7 @@ def test_sample_pairs_uniform_valid_and_capped(data):
 # -- zoo and argument checks ------------------------------------------------------
 def test_zoo_registry_and_grids():
     assert list(zoo.MODELS) == ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart", "adarank",
-                                "coordinate_ascent", "ranknet", "rankboost", "gbrt", "afs"]
+                                "coordinate_ascent", "ranknet", "rankboost", "gbrt", "afs", "listnet"]
     grids = zoo.default_grids()
     assert set(grids) == set(zoo.MODELS) == set(zoo.PAPER_GRIDS)
     for name, grid in list(grids.items()) + list(zoo.PAPER_GRIDS.items()):

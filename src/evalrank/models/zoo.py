@@ -34,6 +34,7 @@ from evalrank.models.coordinate_ascent import CoordinateAscentModel
 from evalrank.models.forest import RandomForestModel
 from evalrank.models.gbrt import GBRTModel
 from evalrank.models.lambdamart import LambdaMARTModel
+from evalrank.models.listnet import ListNetModel
 from evalrank.models.ordered_logit import OrderedLogitModel
 from evalrank.models.ordinal_forest import OrdinalForestModel
 from evalrank.models.rankboost import RankBoostModel
@@ -57,6 +58,8 @@ MODELS: dict[str, type[RankingModel]] = {
     # Dinçer et al. (2016), Sec. 6.1: the other two of the four pre-trained baseline learners
     "gbrt": GBRTModel,
     "afs": AFSModel,
+    # Wang et al. (2013), Sec. 4: the listwise learner of their RankSVM / ListNet / random comparison
+    "listnet": ListNetModel,
 }
 
 _DEFAULT_GRIDS = {
@@ -77,6 +80,7 @@ _DEFAULT_GRIDS = {
     "gbrt": {"num_leaves": [15, 63], "learning_rate": [0.05, 0.1]},  # as lambdamart
     # the number of selected features is chosen on validation along the greedy path
     "afs": {"log1p": ["auto", "none"]},
+    "listnet": {"l2": [0.0, 1e-3]},  # epochs by early stopping
 }
 
 #: Larger grids for full-size runs (set the fixed parameters with make_model,
@@ -97,6 +101,8 @@ PAPER_GRIDS = {
     "gbrt": {"num_leaves": [15, 31, 63, 127], "learning_rate": [0.02, 0.05, 0.1], "min_data_in_leaf": [20, 100]},
     # our choice: a longer greedy path (the kept prefix is chosen on validation)
     "afs": {"max_features": [30], "log1p": ["auto", "none"]},
+    # our choice: Cao et al. (2007) do not report a grid
+    "listnet": {"learning_rate": [0.003, 0.01, 0.03], "l2": [0.0, 1e-4, 1e-3], "log1p": ["auto", "none"]},
 }
 
 
