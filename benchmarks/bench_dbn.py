@@ -32,19 +32,9 @@ import time
 
 import numpy as np
 
+from _machine import cpu_model
 from evalrank.clicks import dbn
 from evalrank.clicks.logs import session_log
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def world(n_serps, depth, seed=0):

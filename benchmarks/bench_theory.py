@@ -21,25 +21,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
 
 import numpy as np
 
+from _machine import cpu_model
 from evalrank.metrics import ndcg
 from evalrank.theory import LogisticPopulation, Scorer
 from evalrank.theory.experiments import sample_ndcg
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def numpy_ndcg(scores, gains, k=None):

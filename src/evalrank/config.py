@@ -182,6 +182,11 @@ def _theory_checks(th: dict) -> list[tuple[str, str]]:
     tau = th.get("population", {}).get("thresholds", [])
     if any(b <= a for a, b in zip(tau, tau[1:])):
         problems.append(("theory.population.thresholds", f"must be strictly increasing, got {tau}"))
+    for i, m in enumerate(th.get("lists", {}).get("measures", [])):
+        try:
+            parse_measure(m)
+        except ValueError as e:
+            problems.append((f"theory.lists.measures[{i}]", str(e)))
     scorers = th.get("scorers", {})
     for i, pair in enumerate(th.get("pairs", [])):
         bad = [name for name in pair[1:] if name not in scorers]

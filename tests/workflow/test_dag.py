@@ -130,8 +130,10 @@ def test_outputs_exist_and_are_sane(run_one_core):
     assert len(conv) == 3 * 5 * 4 and (conv["R"] == 12).all()
     assert conv.loc[conv.measure == "poly:2", "limit"].isna().all() and conv.loc[conv.measure == "log2", "limit"].eq(1).all()
     assert set(pd.read_csv(res / "theory" / "distinguishability.csv")["n"]) == {100, 300, 1000}
-    for f in ("convergence.png", "distinguishability.png"):
+    for f in ("convergence.png", "distinguishability.png", "lists_fig1.png", "lists_fig2.png"):
         assert (res / "theory" / f).stat().st_size > 5000
+    lists = pd.read_csv(res / "theory" / "lists.csv")     # ranksvm, listnet, random x 3 sizes x 2 measures
+    assert len(lists) == 3 * 3 * 2 and set(lists["ranker"]) == {"ranksvm", "listnet", "random"}
     views = pd.read_csv(res / "clicks" / "min_views.csv")   # chosen by leave-one-out, per click model
     assert set(views["model"]) == {"em", "simplified"} and views.groupby("model")["chosen"].sum().eq(1).all()
     assert {"smoothed_paper_views", "smoothed_simplified"} <= set(study["method"])

@@ -3,13 +3,18 @@ import json
 THEORY = config["theory"]
 THEORY_DIR = f"{RESULTS}/theory"
 THEORY_PARAMS = json.dumps({k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")})
+TLISTS = THEORY["lists"]
+TLISTS_FIGS = [f"{THEORY_DIR}/lists_fig{i}.png" for i in range(1, len(TLISTS["measures"]) + 1)]
 
 
 def theory_outputs():
     if not THEORY["enabled"]:
         return []
     tables = ["limits.csv", "convergence.csv", "gaps.csv", "rate.csv", "distinguishability.csv"]
-    return [f"{THEORY_DIR}/{f}" for f in tables + ["convergence.png", "distinguishability.png"]]
+    out = [f"{THEORY_DIR}/{f}" for f in tables + ["convergence.png", "distinguishability.png"]]
+    if TLISTS["enabled"]:
+        out += [f"{THEORY_DIR}/lists.csv"] + TLISTS_FIGS
+    return out
 
 
 rule theory_sample:
@@ -54,3 +59,34 @@ rule theory_report:
         runtime=10,
     shell:
         "python -m evalrank theory-report --params {params.p:q} --inputs {input:q} --out-dir {params.out:q} 2> {log:q}"
+
+
+rule theory_lists:
+    input:
+        models=expand(f"{RESULTS}/fold{TLISTS['fold']}/models/{{m}}.pkl", m=TLISTS["rankers"]),
+        partition=[f"{RESULTS}/data/S{TLISTS['partition']}.npz"] if TLISTS["source"] == "dataset" else [],
+    output:
+        table=f"{THEORY_DIR}/lists.csv",
+        figures=report(TLISTS_FIGS, caption="../report/theory_lists.rst", category="Theory"),
+    params:
+        models=lambda w, input: " ".join(f"{m}={p}" for m, p in zip(TLISTS["rankers"], input.models)),
+        partition=lambda w, input: f"--partition {input.partition[0]}" if input.partition else "",
+        sizes=" ".join(map(str, TLISTS["sizes"])),
+        measures=" ".join(f"'{m}'" for m in TLISTS["measures"]),
+        seed=config["seed"],
+        n_features=config["dataset"]["n_features"],
+        out=THEORY_DIR,
+    log:
+        f"{LOGS}/theory/lists.log",
+    benchmark:
+        f"{BENCH}/theory/lists.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    shell:
+        "python -m evalrank theory-lists --models {params.models} --source {TLISTS[source]} {params.partition}"
+        " --queries {TLISTS[queries]} --docs-per-query {TLISTS[docs_per_query]} --n-features {params.n_features}"
+        " --sizes {params.sizes} --measures {params.measures} --seed {params.seed} --out-dir {params.out:q}"
+        " 2> {log:q}"
+

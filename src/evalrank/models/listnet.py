@@ -63,12 +63,11 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank import seeds
-from evalrank.models import FeatureTransform, RankingModel
 from evalrank.models.pairs import check_choice, check_float, check_int
+from evalrank.models.ranknet import EpochTrainedModel, adam_step
 
 __all__ = ["ListNetModel", "listnet_loss_and_grad", "segment_log_softmax"]
 
-_ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
 
 # ---------------------------------------------------------------------------
@@ -139,7 +138,7 @@ def _query_permutation(offsets: np.ndarray, order: np.ndarray) -> tuple[np.ndarr
 # ---------------------------------------------------------------------------
 # the model
 # ---------------------------------------------------------------------------
-class ListNetModel(RankingModel):
+class ListNetModel(EpochTrainedModel):
     """Linear ListNet (Cao et al. 2007; Wang et al. 2013, Sec. 4).
 
     Parameters (tunable): ``learning_rate`` (Adam), ``max_epochs``,
@@ -179,18 +178,6 @@ class ListNetModel(RankingModel):
         check_choice(params, "log1p", ("auto", "none", "all"))
         check_float(params, "calibration_alpha", 0.0)
 
-    def _prepare(self, train, vali, candidates):
-        for params in candidates:
-            self._check_params(params)
-        self._cache = {}
-        for log1p in dict.fromkeys(p["log1p"] for p in candidates):
-            tf = FeatureTransform(log1p=log1p).fit(train.features)
-            self._cache[log1p] = (tf, tf.transform(train.features), tf.transform(vali.features))
-
-    def _vali_value(self, scores, vali) -> float:
-        values = self.metric(scores, vali.labels, vali.offsets)
-        return float(np.nanmean(values)) if not np.isnan(values).all() else -np.inf
-
     def _fit_one(self, train, vali, params):
         tf, X, Xv = self._cache[params["log1p"]]
         labels = train.labels.astype(np.float64)  # phi(y) = y: P_y = softmax(y) per query
@@ -201,9 +188,9 @@ class ListNetModel(RankingModel):
         batch = int(params["batch_queries"])
         m1, m2 = np.zeros_like(w), np.zeros_like(w)
         step = 0
-        curve: list[float] = []
-        best_value, best_epoch, best_w = -np.inf, 0, None
-        for epoch in range(1, int(params["max_epochs"]) + 1):
+
+        def run_epoch(epoch):
+            nonlocal step
             order = seeds.rng(self.seed, "models", self.name, "epoch", epoch).permutation(n_queries)
             rows, offs = _query_permutation(offsets, order)
             Xe, ye = X[rows], labels[rows]
@@ -212,29 +199,12 @@ class ListNetModel(RankingModel):
                 a, b = offs[q0], offs[q1]
                 _, g = listnet_loss_and_grad(w, Xe[a:b], ye[a:b], offs[q0:q1 + 1] - a, l2)
                 step += 1
-                c1, c2 = 1.0 - _ADAM_B1**step, 1.0 - _ADAM_B2**step
-                m1 *= _ADAM_B1
-                m1 += (1.0 - _ADAM_B1) * g
-                m2 *= _ADAM_B2
-                m2 += (1.0 - _ADAM_B2) * (g * g)
-                w -= lr * (m1 / c1) / (np.sqrt(m2 / c2) + _ADAM_EPS)
-            vscores = Xv @ w
-            if not np.isfinite(vscores).all():  # diverged: keep the best epoch so far
-                break
-            value = self._vali_value(vscores, vali)
-            curve.append(value)
-            if value > best_value or best_w is None:
-                best_value, best_epoch, best_w = value, epoch, w.copy()
-            elif epoch - best_epoch >= int(params["patience"]):
-                break
-        if best_w is None:
-            raise ValueError(f"ListNet diverged in the first epoch (non-finite scores); "
-                             f"lower learning_rate (got {lr})")
-        return {"transform": tf, "w": best_w, "best_epoch": best_epoch, "n_epochs": len(curve),
-                "vali_curve": np.asarray(curve, dtype=np.float64)}
+                adam_step((w,), (g,), (m1,), (m2,), step, lr)
+            return Xv @ w
 
-    def _tuning_extra(self, state):
-        return {"best_epoch": state["best_epoch"], "n_epochs": state["n_epochs"]}
+        best_w, best_epoch, curve = self._early_stopping(params, vali, run_epoch, w.copy, "ListNet")
+        return {"transform": tf, "w": best_w, "best_epoch": best_epoch, "n_epochs": len(curve),
+                "vali_curve": curve}
 
     def _predict_state(self, state, X, want_proba):
         scores = state["transform"].transform(X) @ state["w"]

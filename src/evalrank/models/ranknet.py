@@ -63,7 +63,7 @@ from evalrank import seeds
 from evalrank.models import FeatureTransform, RankingModel
 from evalrank.models.pairs import check_choice, check_float, check_int, training_pairs
 
-__all__ = ["RankNetModel", "init_net", "forward", "loss_and_grad", "pair_loss"]
+__all__ = ["RankNetModel", "EpochTrainedModel", "adam_step", "init_net", "forward", "loss_and_grad", "pair_loss"]
 
 _ADAM_B1, _ADAM_B2, _ADAM_EPS = 0.9, 0.999, 1e-8
 
@@ -144,10 +144,68 @@ def _weight_indices(params) -> list[int]:
     return list(range(0, len(params) - 1, 2)) + [len(params) - 1]
 
 
+def adam_step(params, grads, m1, m2, step: int, lr: float) -> None:
+    """One Adam update (Kingma & Ba 2015) of the arrays ``params`` in place,
+    with first/second moment arrays ``m1``/``m2`` (also updated in place) and
+    the 1-based ``step`` for the bias corrections. Shared with ListNet."""
+    c1, c2 = 1.0 - _ADAM_B1**step, 1.0 - _ADAM_B2**step
+    for p, g, a, b in zip(params, grads, m1, m2):
+        a *= _ADAM_B1
+        a += (1.0 - _ADAM_B1) * g
+        b *= _ADAM_B2
+        b += (1.0 - _ADAM_B2) * (g * g)
+        p -= lr * (a / c1) / (np.sqrt(b / c2) + _ADAM_EPS)
+
+
+class EpochTrainedModel(RankingModel):
+    """What RankNet and ListNet share: the transformed features of each
+    ``log1p`` candidate cached once per fit, and the validation value (mean
+    NDCG@10 under the model's convention) that early stopping follows."""
+
+    def _prepare(self, train, vali, candidates):
+        for params in candidates:
+            self._check_params(params)
+        self._cache = {}
+        for log1p in dict.fromkeys(p["log1p"] for p in candidates):
+            tf = FeatureTransform(log1p=log1p).fit(train.features)
+            self._cache[log1p] = (tf, tf.transform(train.features), tf.transform(vali.features))
+
+    def _vali_value(self, scores, vali) -> float:
+        values = self.metric(scores, vali.labels, vali.offsets)
+        return float(np.nanmean(values)) if not np.isnan(values).all() else -np.inf
+
+    def _early_stopping(self, params, vali, run_epoch, snapshot, label: str):
+        """Epochs 1..``max_epochs``: ``run_epoch(epoch)`` trains one epoch and
+        returns the validation scores; after ``patience`` epochs without a
+        strict improvement of :meth:`_vali_value` training stops, and
+        ``snapshot()`` taken at the best epoch (the first on ties) is kept.
+        Non-finite validation scores end training at the best epoch so far.
+        Returns ``(best snapshot, best epoch, validation curve)``."""
+        curve: list[float] = []
+        best_value, best_epoch, best = -np.inf, 0, None
+        for epoch in range(1, int(params["max_epochs"]) + 1):
+            vscores = run_epoch(epoch)
+            if not np.isfinite(vscores).all():  # diverged: keep the best epoch so far
+                break
+            value = self._vali_value(vscores, vali)
+            curve.append(value)
+            if value > best_value or best is None:
+                best_value, best_epoch, best = value, epoch, snapshot()
+            elif epoch - best_epoch >= int(params["patience"]):
+                break
+        if best is None:
+            raise ValueError(f"{label} diverged in the first epoch (non-finite scores); "
+                             f"lower learning_rate (got {params['learning_rate']})")
+        return best, best_epoch, np.asarray(curve, dtype=np.float64)
+
+    def _tuning_extra(self, state):
+        return {"best_epoch": state["best_epoch"], "n_epochs": state["n_epochs"]}
+
+
 # ---------------------------------------------------------------------------
 # the model
 # ---------------------------------------------------------------------------
-class RankNetModel(RankingModel):
+class RankNetModel(EpochTrainedModel):
     """RankNet (Busa-Fekete et al. 2012, Sec. 4 item 2; Burges et al. 2005).
 
     Parameters (tunable): ``hidden_layers`` (1..3), ``hidden_units``
@@ -191,18 +249,6 @@ class RankNetModel(RankingModel):
         check_choice(params, "log1p", ("auto", "none", "all"))
         check_float(params, "calibration_alpha", 0.0)
 
-    def _prepare(self, train, vali, candidates):
-        for params in candidates:
-            self._check_params(params)
-        self._cache = {}
-        for log1p in dict.fromkeys(p["log1p"] for p in candidates):
-            tf = FeatureTransform(log1p=log1p).fit(train.features)
-            self._cache[log1p] = (tf, tf.transform(train.features), tf.transform(vali.features))
-
-    def _vali_value(self, scores, vali) -> float:
-        values = self.metric(scores, vali.labels, vali.offsets)
-        return float(np.nanmean(values)) if not np.isnan(values).all() else -np.inf
-
     def _fit_one(self, train, vali, params):
         tf, X, Xv = self._cache[params["log1p"]]
         labels = train.labels.astype(np.int64)
@@ -213,9 +259,9 @@ class RankNetModel(RankingModel):
         m1 = [np.zeros_like(p) for p in net]
         m2 = [np.zeros_like(p) for p in net]
         step = 0
-        curve: list[float] = []
-        best_value, best_epoch, best_net = -np.inf, 0, None
-        for epoch in range(1, int(params["max_epochs"]) + 1):
+
+        def run_epoch(epoch):
+            nonlocal step
             hi, lo = training_pairs(labels, train.offsets, int(params["max_pairs_per_epoch"]),
                                     seeds.rng(self.seed, "models", self.name, "epoch", epoch), self.n_grades)
             for start in range(0, hi.size, batch):
@@ -223,30 +269,13 @@ class RankNetModel(RankingModel):
                 docs, inv = np.unique(np.concatenate([bh, bl]), return_inverse=True)
                 _, grads = loss_and_grad(net, X[docs], inv[:bh.size], inv[bh.size:], l2)
                 step += 1
-                c1, c2 = 1.0 - _ADAM_B1**step, 1.0 - _ADAM_B2**step
-                for p, g, a, b in zip(net, grads, m1, m2):
-                    a *= _ADAM_B1
-                    a += (1.0 - _ADAM_B1) * g
-                    b *= _ADAM_B2
-                    b += (1.0 - _ADAM_B2) * (g * g)
-                    p -= lr * (a / c1) / (np.sqrt(b / c2) + _ADAM_EPS)
-            vscores = forward(net, Xv)
-            if not np.isfinite(vscores).all():  # diverged: keep the best epoch so far
-                break
-            value = self._vali_value(vscores, vali)
-            curve.append(value)
-            if value > best_value or best_net is None:
-                best_value, best_epoch, best_net = value, epoch, [p.copy() for p in net]
-            elif epoch - best_epoch >= int(params["patience"]):
-                break
-        if best_net is None:
-            raise ValueError(f"RankNet diverged in the first epoch (non-finite scores); "
-                             f"lower learning_rate (got {lr})")
-        return {"transform": tf, "net": best_net, "best_epoch": best_epoch, "n_epochs": len(curve),
-                "vali_curve": np.asarray(curve, dtype=np.float64)}
+                adam_step(net, grads, m1, m2, step, lr)
+            return forward(net, Xv)
 
-    def _tuning_extra(self, state):
-        return {"best_epoch": state["best_epoch"], "n_epochs": state["n_epochs"]}
+        best_net, best_epoch, curve = self._early_stopping(params, vali, run_epoch, lambda: [p.copy() for p in net],
+                                                           "RankNet")
+        return {"transform": tf, "net": best_net, "best_epoch": best_epoch, "n_epochs": len(curve),
+                "vali_curve": curve}
 
     def _predict_state(self, state, X, want_proba):
         scores = forward(state["net"], state["transform"].transform(X))

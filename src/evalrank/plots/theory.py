@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 
 from evalrank.plots.style import color, save_figure, subplots
 
-__all__ = ["plot_convergence", "plot_distinguishability"]
+__all__ = ["plot_convergence", "plot_distinguishability", "plot_lists"]
 
 
 def plot_convergence(conv, path, *, ncols=3):
@@ -74,4 +74,37 @@ def plot_distinguishability(dist, path):
     axes[0][0].set_ylabel("share of samples with M(f1) > M(f2)")
     axes[0][-1].legend(fontsize=6.5, loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.suptitle("Consistent distinguishability (Wang et al. 2013, Def. 3)", fontsize=10)
+    return save_figure(fig, path)
+
+
+def plot_lists(table, path, *, inset=False, title=None):
+    """One measure: mean NDCG of the first n documents against n per ranker,
+    with a ± 2 SE band over queries; ``inset``: a second panel enlarging the
+    largest n (the paper's Fig. 1, where the rankers' standard NDCG nearly
+    meet)."""
+    from matplotlib.ticker import NullFormatter
+
+    rankers = list(dict.fromkeys(table["ranker"]))
+    fig, axes = subplots(1, 2 if inset else 1, width=4.6 if inset else 6.0, height=3.6)
+
+    def draw(a, t_all):
+        for i, r in enumerate(rankers):
+            t = t_all[t_all.ranker == r].sort_values("n")
+            a.plot(t["n"], t["mean"], color=color(i), marker="o", ms=3, lw=1.4, label=r)
+            a.fill_between(t["n"], t["mean"] - 2 * t["se"], t["mean"] + 2 * t["se"], color=color(i), alpha=0.12,
+                           lw=0)
+        a.set_xscale("log")
+        a.xaxis.set_minor_formatter(NullFormatter())
+        a.set_xlabel("n (first documents of each query)")
+
+    ax = axes[0][0]
+    draw(ax, table)
+    ax.set_ylabel("NDCG, mean over queries (± 2 SE)")
+    ax.legend(fontsize=8, loc="best")
+    if inset:
+        big = np.sort(table.n.unique())[-3:]
+        draw(axes[0][1], table[table.n.isin(big)])
+        axes[0][1].set_title(f"enlarged: n = {big[0]:,}-{big[-1]:,}", fontsize=8.5)
+    if title:
+        fig.suptitle(title, fontsize=9)
     return save_figure(fig, path)

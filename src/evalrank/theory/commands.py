@@ -5,6 +5,8 @@
   and measure -> ``samples/n<N>.npz``
 - ``theory-report``: limits, convergence, rate, distinguishability tables and
   the figures from all sizes
+- ``theory-lists``: Sec. 4 on our data -- NDCG of the first n documents of
+  long lists for trained rankers and a random scorer -> ``lists.csv``, Figs. 1-4
 """
 
 from __future__ import annotations
@@ -119,6 +121,47 @@ def cmd_report(a):
          f"limit; standard NDCG gap rate gamma = " + ", ".join(f"{r['gamma']:.2f}" for r in rates))
 
 
+def cmd_lists(a):
+    import numpy as np
+
+    from evalrank import io, seeds
+    from evalrank.data.collection import Collection
+    from evalrank.data.synthetic import generate
+    from evalrank.models.zoo import load_model
+    from evalrank.plots import theory as plots
+    from evalrank.theory.lists import longest_queries, prefix_ndcg
+
+    if a.source == "synthetic":
+        # the generator's long-list option: a few dozen queries of thousands of documents, in generation order
+        c = generate(a.queries, seed=a.seed, partition=a.stream_partition, n_features=a.n_features,
+                     mean_docs=a.docs_per_query, sigma_docs=0.0, p_small=0.0, max_docs=a.docs_per_query)
+        what = f"{a.queries} generated queries of {a.docs_per_query} documents"
+    else:
+        if not a.partition:
+            raise ValueError("--partition: needed with --source dataset")
+        full = Collection.load(a.partition)
+        c = full.select_queries(longest_queries(full.offsets, a.queries))
+        what = f"the {a.queries} longest queries of {a.partition} ({int(np.diff(c.offsets).min())} documents or more)"
+    scores = {}
+    for item in a.models:
+        name, _, path = item.partition("=")
+        if not path:
+            raise ValueError(f"--models: expected NAME=PATH, got {item!r}")
+        scores[name] = load_model(path).score(c.features)
+    scores["random"] = seeds.rng(a.seed, "theory", "lists", "random").random(c.n_docs)
+    shortest = int(np.diff(c.offsets).min())
+    sizes = [n for n in a.sizes if n <= shortest]
+    if len(sizes) < len(a.sizes):
+        _log(f"sizes above the shortest query ({shortest}) dropped: {[n for n in a.sizes if n > shortest]}")
+    table = prefix_ndcg(scores, c.labels, c.offsets, sizes, a.measures)
+    out = Path(a.out_dir)
+    io.write_table(table, out / "lists.csv", float_format="%.6f")
+    for i, m in enumerate(table["measure"].unique(), start=1):
+        plots.plot_lists(table[table.measure == m], out / f"lists_fig{i}.png", inset=(i == 1),
+                         title=f"Fig. {i} analogue: {m}, the first n documents of {c.n_queries} queries")
+    _log(f"{what}: {len(sizes)} sizes x {len(scores)} rankers x {len(a.measures)} measures")
+
+
 def add_parsers(sub) -> None:
     """Register the ``theory-*`` subcommands on an argparse subparsers object."""
     s = sub.add_parser("theory-sample", help="NDCG of R i.i.d. samples of size n (Wang et al. 2013)")
@@ -129,6 +172,20 @@ def add_parsers(sub) -> None:
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--output", required=True)
     s.set_defaults(func=cmd_sample)
+
+    s = sub.add_parser("theory-lists", help="Wang et al. Sec. 4: NDCG of the first n documents of long lists")
+    s.add_argument("--models", nargs="+", required=True, help="NAME=model.pkl of the trained rankers")
+    s.add_argument("--source", choices=["synthetic", "dataset"], default="synthetic")
+    s.add_argument("--partition", help="a parsed partition (.npz) for --source dataset")
+    s.add_argument("--queries", type=int, default=40)
+    s.add_argument("--docs-per-query", type=int, default=5000)
+    s.add_argument("--n-features", type=int, default=136)
+    s.add_argument("--stream-partition", type=int, default=9, help="the generator's stream (not a data partition)")
+    s.add_argument("--sizes", type=int, nargs="+", required=True)
+    s.add_argument("--measures", nargs="+", required=True)
+    s.add_argument("--seed", type=int, required=True)
+    s.add_argument("--out-dir", required=True)
+    s.set_defaults(func=cmd_lists)
 
     s = sub.add_parser("theory-report", help="limits, convergence, rate and distinguishability tables + figures")
     s.add_argument("--params", required=True)
