@@ -114,3 +114,29 @@ def test_per_query_cutoff_array_equals_the_rule_and_the_ideal_paths_agree():
     big = ideal_dcg(labels + 256, offsets, karr, gain="linear", discount="zipf")
     shift = np.array([256 * np.sum(1 / np.arange(1, min(kq, n) + 1)) for kq, n in zip(karr, sizes)])
     np.testing.assert_allclose(big, small + shift, rtol=1e-12)
+
+
+@pytest.mark.parametrize("k", [None, 7, "frac:0.3", "pow:0.5"])
+def test_equal_length_fast_path_equals_the_general_path(k):
+    """Equal-length queries take a tiled-discount path; adding one query of another
+    length forces the general path, and the shared queries' values must agree."""
+    rng = np.random.default_rng(8)
+    L, Q = 40, 6
+    labels = rng.integers(0, 5, L * Q + 13)
+    scores = np.round(rng.normal(size=L * Q + 13), 1)           # ties
+    equal = np.arange(0, L * Q + 1, L)
+    mixed = np.r_[equal, L * Q + 13]
+    for d in ("log2", "poly:0.5", "zipf"):
+        a = ndcg(scores[:L * Q], labels[:L * Q], equal, k, discount=d)
+        b = ndcg(scores, labels, mixed, k, discount=d)[:Q]
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=0)
+
+
+def test_descending_rows_is_the_stable_descending_argsort():
+    from evalrank.metrics.ranking import descending_rows
+
+    rng = np.random.default_rng(12)
+    S = rng.normal(size=(50, 300))
+    S[::3] = np.round(S[::3], 1)          # every third row has ties
+    S[1, :] = 0.0                          # all tied
+    np.testing.assert_array_equal(descending_rows(S), np.argsort(-S, axis=1, kind="stable"))

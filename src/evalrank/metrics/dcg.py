@@ -72,6 +72,16 @@ def discount_values(ranks: np.ndarray, discount="log2") -> np.ndarray:
 
 
 def _cut_discount(offsets: np.ndarray, k, discount) -> np.ndarray:
+    sizes = np.diff(offsets)
+    if sizes.size and sizes[0] > 0 and sizes.min() == sizes.max():
+        # equal-length queries (one long list, R samples of n): one discount row, tiled
+        L, Q = int(sizes[0]), sizes.size
+        row = discount_values(np.arange(1, L + 1), discount)
+        if isinstance(k, np.ndarray):
+            return np.where(np.arange(L)[None, :] < k[:, None], row[None, :], 0.0).ravel()
+        if k is not None:
+            row = np.where(np.arange(L) < k, row, 0.0)
+        return np.tile(row, Q)
     pos = positions(offsets)
     disc = discount_values(pos + 1.0, discount)
     if isinstance(k, np.ndarray):     # per-query cut-offs (evalrank.metrics.cutoffs)

@@ -31,6 +31,7 @@ import pandas as pd
 from evalrank.metrics.cutoffs import parse_cutoff, resolve_cutoff
 from evalrank.metrics.dcg import discount_values
 from evalrank.metrics.discounts import parse_discount
+from evalrank.metrics.ranking import descending_rows
 from evalrank.theory.limits import ndcg_limit
 
 __all__ = ["Measure", "parse_measure", "sample_ndcg", "convergence_table", "distinguishability", "gap_rate"]
@@ -118,7 +119,7 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
         ideal = _ideal(grades.reshape(m, n), pop.gains, cum)                 # (m, measures)
         for i in range(len(scorers)):
             # rank by decreasing score, ties in sample order (ndcg's "stable" rule)
-            order = np.argsort(-scores[i].reshape(m, n), axis=1, kind="stable")
+            order = descending_rows(scores[i].reshape(m, n))
             dcg = np.take_along_axis(gains, order, axis=1) @ weights.T
             out[a:b, i, :] = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
         if progress is not None:
