@@ -21,9 +21,10 @@ from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_ranked_input
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.discounts import Discount, parse_discount
-from evalrank.metrics.ranking import positions, rank_order, round_scores, tie_groups, tie_key
+from evalrank.metrics.ranking import equal_length, positions, rank_order, round_scores, tie_groups, tie_key
 
-__all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "dcg_sorted", "ranked_dcg"]
+__all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "cut_discount_row", "grade_counts",
+           "ideal_from_counts", "dcg_sorted", "ranked_dcg"]
 
 
 def gain_values(labels: np.ndarray, gain="exp") -> np.ndarray:
@@ -71,17 +72,21 @@ def discount_values(ranks: np.ndarray, discount="log2") -> np.ndarray:
     return out
 
 
+def cut_discount_row(length: int, k, discount="log2") -> np.ndarray:
+    """The discount of ranks 1..``length``, zero beyond the cut-off ``k``
+    (None or an int)."""
+    row = discount_values(np.arange(1, length + 1), discount)
+    return row if k is None else np.where(np.arange(length) < int(k), row, 0.0)
+
+
 def _cut_discount(offsets: np.ndarray, k, discount) -> np.ndarray:
-    sizes = np.diff(offsets)
-    if sizes.size and sizes[0] > 0 and sizes.min() == sizes.max():
+    L = equal_length(offsets)
+    if L:
         # equal-length queries (one long list, R samples of n): one discount row, tiled
-        L, Q = int(sizes[0]), sizes.size
-        row = discount_values(np.arange(1, L + 1), discount)
         if isinstance(k, np.ndarray):
+            row = cut_discount_row(L, None, discount)
             return np.where(np.arange(L)[None, :] < k[:, None], row[None, :], 0.0).ravel()
-        if k is not None:
-            row = np.where(np.arange(L) < k, row, 0.0)
-        return np.tile(row, Q)
+        return np.tile(cut_discount_row(L, k, discount), len(offsets) - 1)
     pos = positions(offsets)
     disc = discount_values(pos + 1.0, discount)
     if isinstance(k, np.ndarray):     # per-query cut-offs (evalrank.metrics.cutoffs)
@@ -182,21 +187,20 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     return np.bincount(segment_ids(offsets)[first], weights=gsum * dsum / count, minlength=nq)
 
 
-def _grade_counts_ideal(labels, offsets, k, gain, discount, cap=None):
-    """Ideal DCG@k from per-query grade counts (no sort): documents enter the
-    ideal list by decreasing gain, and a run of ``c`` documents of gain ``g``
-    starting at position ``s`` adds ``g x (C[min(s+c, k)] - C[min(s, k)])``
-    with ``C`` the cumulative discount."""
+def grade_counts(labels, offsets, n_grades: int) -> np.ndarray:
+    """(n_queries, n_grades) number of documents of each grade per query."""
     nq = len(offsets) - 1
-    n_grades = int(labels.max()) + 1
-    table = gain_values(np.arange(n_grades), gain)
-    counts = np.bincount(segment_ids(offsets) * n_grades + labels.astype(np.int64),
-                         minlength=nq * n_grades).reshape(nq, n_grades)
-    longest = int(np.diff(offsets).max())
-    cum = np.concatenate(([0.0], np.cumsum(discount_values(np.arange(1, longest + 1), discount))))
-    limit = np.full(nq, longest, dtype=np.int64) if k is None else np.broadcast_to(np.asarray(k, np.int64), (nq,))
-    if cap is not None:
-        limit = np.minimum(limit, cap)
+    return np.bincount(segment_ids(offsets) * n_grades + np.asarray(labels).astype(np.int64),
+                       minlength=nq * n_grades).reshape(nq, n_grades)
+
+
+def ideal_from_counts(counts, table, cum, limit) -> np.ndarray:
+    """Ideal DCG per query from grade ``counts`` (no sort): documents enter
+    the ideal list by decreasing gain (``table[g]`` per grade), and a run of
+    ``c`` documents of gain ``g`` starting at position ``s`` adds
+    ``g x (C[min(s+c, limit)] - C[min(s, limit)])`` with ``cum`` = C the
+    cumulative discount (C[0] = 0) and ``limit`` the per-query cut-off."""
+    nq = counts.shape[0]
     out = np.zeros(nq)
     start = np.zeros(nq, dtype=np.int64)
     for g in np.argsort(-table, kind="stable"):  # a loop over grades, not queries
@@ -204,6 +208,19 @@ def _grade_counts_ideal(labels, offsets, k, gain, discount, cap=None):
         out += table[g] * (cum[np.minimum(end, limit)] - cum[np.minimum(start, limit)])
         start = end
     return out
+
+
+def _grade_counts_ideal(labels, offsets, k, gain, discount, cap=None):
+    """Ideal DCG@k from per-query grade counts (:func:`ideal_from_counts`)."""
+    nq = len(offsets) - 1
+    n_grades = int(labels.max()) + 1
+    table = gain_values(np.arange(n_grades), gain)
+    longest = int(np.diff(offsets).max())
+    cum = np.concatenate(([0.0], np.cumsum(discount_values(np.arange(1, longest + 1), discount))))
+    limit = np.full(nq, longest, dtype=np.int64) if k is None else np.broadcast_to(np.asarray(k, np.int64), (nq,))
+    if cap is not None:
+        limit = np.minimum(limit, cap)
+    return ideal_from_counts(grade_counts(labels, offsets, n_grades), table, cum, limit)
 
 
 def ideal_dcg(labels, offsets, k: int | None = None, *, gain="exp", discount="log2", cap=None) -> np.ndarray:

@@ -25,7 +25,8 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["TIES", "tie_key", "rank_order", "descending_rows", "positions", "position_ids", "tie_groups", "round_scores"]
+__all__ = ["TIES", "tie_key", "rank_order", "equal_length", "descending_rows",
+           "positions", "position_ids", "tie_groups", "round_scores"]
 
 TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
 
@@ -94,16 +95,24 @@ def rank_order(scores: np.ndarray, offsets: np.ndarray, *, ties: str = "stable",
     key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     # lexsort is stable and its last key is primary -> (query, -score, tie key, input position)
     if key is None:
-        offsets = np.asarray(offsets, dtype=np.int64)
-        sizes = np.diff(offsets)
-        if sizes.size and sizes.min() == sizes.max() and sizes[0] > 0:
+        L = equal_length(offsets)
+        if L:
             # equal-length queries (one long list, or R samples of n): a row-wise
-            # stable argsort is the same permutation, without the two-key lexsort
-            L = int(sizes[0])
-            order = descending_rows(scores.reshape(sizes.size, L))
+            # stable order is the same permutation, without the two-key lexsort
+            offsets = np.asarray(offsets, dtype=np.int64)
+            order = descending_rows(scores.reshape(offsets.size - 1, L))
             return (order + offsets[:-1, None]).ravel()
         return np.lexsort((-scores, seg))
     return np.lexsort((key, -scores, seg))
+
+
+def equal_length(offsets) -> int | None:
+    """The common length of the queries when all have the same, non-zero
+    length (one long list, R samples of n): the case the row-wise paths take."""
+    sizes = np.diff(np.asarray(offsets))
+    if sizes.size and sizes[0] > 0 and sizes.min() == sizes.max():
+        return int(sizes[0])
+    return None
 
 
 def descending_rows(scores: np.ndarray) -> np.ndarray:

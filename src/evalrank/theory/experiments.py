@@ -15,8 +15,9 @@ each block is scored with one flat-array NDCG call per scorer and measure
 (the R samples are R "queries"), so the result depends on the seed and the
 block size only -- not on the number of cores or the order of the calls.
 All samples of a call have the same length n, so a block is an (R, n)
-matrix: one row-wise sort per scorer, the ideal DCG from grade counts (no
-sort), and each measure's DCG is a product with its cut discount vector
+matrix: one row-wise sort per scorer, the ideal DCG from grade counts
+(:func:`~evalrank.metrics.dcg.ideal_from_counts`, no sort), and each measure's DCG
+is a product with its cut discount vector
 (the discount and cut-off of :mod:`evalrank.metrics`; equal to
 :func:`evalrank.metrics.ndcg.ndcg` with its default conventions, tested).
 """
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from evalrank.metrics.cutoffs import parse_cutoff, resolve_cutoff
-from evalrank.metrics.dcg import discount_values
+from evalrank.metrics.dcg import cut_discount_row, grade_counts, ideal_from_counts
 from evalrank.metrics.discounts import parse_discount
 from evalrank.metrics.ranking import descending_rows
 from evalrank.theory.limits import ndcg_limit
@@ -69,22 +70,6 @@ def _blocks(R: int, block: int):
     return [(int(a), int(min(a + block, R))) for a in starts]
 
 
-def _ideal(grades, gains, cum):
-    """Ideal DCG per row and measure from grade counts: the ideal list holds
-    the best grade's documents first, so a grade spanning positions
-    [start, end) adds gain x (C[end] - C[start]), C the cumulative weights."""
-    m, n = grades.shape
-    G = gains.size
-    counts = np.bincount((np.arange(m)[:, None] * G + grades).ravel(), minlength=m * G).reshape(m, G)
-    out = np.zeros((m, cum.shape[0]))
-    start = np.zeros(m, dtype=np.int64)
-    for j in np.argsort(-gains, kind="stable"):
-        end = start + counts[:, j]
-        out += gains[j] * (cum[:, end] - cum[:, start]).T
-        start = end
-    return out
-
-
 def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequence, block: int | None = None,
                 progress=None) -> np.ndarray:
     """NDCG of ``R`` i.i.d. samples of size ``n``: array (R, len(scorers),
@@ -102,21 +87,19 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
         raise ValueError(f"block: expected a positive integer, got {block!r}")
     out = np.empty((R, len(scorers), len(measures)))
     n = int(n)
-    weights = np.empty((len(measures), n))       # the cut discount of each measure over ranks 1..n
-    for j, meas in enumerate(measures):
-        w = discount_values(np.arange(1, n + 1), meas.discount)
-        k = resolve_cutoff(meas.k, np.array([n]))
-        if k is not None:
-            w[int(np.atleast_1d(k)[0]):] = 0.0
-        weights[j] = w
-    cum = np.concatenate([np.zeros((len(measures), 1)), np.cumsum(weights, axis=1)], axis=1)
+    cuts = [resolve_cutoff(meas.k, np.array([n])) for meas in measures]
+    cuts = [None if k is None else int(np.atleast_1d(k)[0]) for k in cuts]
+    # the cut discount of each measure over ranks 1..n
+    weights = np.stack([cut_discount_row(n, k, meas.discount) for k, meas in zip(cuts, measures)])
+    cums = np.concatenate([np.zeros((len(measures), 1)), np.cumsum(weights, axis=1)], axis=1)
     blocks = _blocks(int(R), block)
     children = seed.spawn(len(blocks))
     for (a, b), child in zip(blocks, children):
         m = b - a
         scores, grades = pop.sample(n * m, scorers, np.random.default_rng(child))
         gains = pop.gains[grades].reshape(m, n)
-        ideal = _ideal(grades.reshape(m, n), pop.gains, cum)                 # (m, measures)
+        counts = grade_counts(grades, np.arange(0, n * m + 1, n), pop.gains.size)
+        ideal = np.stack([ideal_from_counts(counts, pop.gains, cum, n) for cum in cums], axis=1)   # (m, measures)
         for i in range(len(scorers)):
             # rank by decreasing score, ties in sample order (ndcg's "stable" rule)
             order = descending_rows(scores[i].reshape(m, n))
