@@ -50,10 +50,10 @@ def plot_convergence(conv, path, *, ncols=3):
 def _no_limit(measure: str) -> bool:
     """Summable discount or fixed cut-off: NDCG has no limit (Theorem 6)."""
     from evalrank.theory.experiments import parse_measure
-    from evalrank.theory.limits import family
+    from evalrank.theory.limits import has_limit
 
     m = parse_measure(measure)
-    return family(m.discount)[0] == "summable" or isinstance(m.k, int)
+    return not has_limit(m.discount, m.k)
 
 
 def plot_distinguishability(dist, path):

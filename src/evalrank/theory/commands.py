@@ -70,8 +70,8 @@ def cmd_report(a):
 
     from evalrank import io
     from evalrank.plots import theory as plots
-    from evalrank.theory.experiments import convergence_table, distinguishability, gap_rate, parse_measure
-    from evalrank.theory.limits import ndcg_limit
+    from evalrank.theory.experiments import (convergence_table, distinguishability, gap_rate, limits_table,
+                                             parse_measure)
 
     params = json.loads(a.params)
     pop = population_from(params)
@@ -84,15 +84,9 @@ def cmd_report(a):
             raise ValueError(f"--inputs: {path} was sampled for other scorers or measures; rerun theory-sample")
         values[int(d["n"])] = d["ndcg"]
     out = Path(a.out_dir)
-    # the limits table (every scorer x measure)
-    lim = []
-    for name, sc in zip(names, scorers):
-        for m in measures:
-            mm = parse_measure(m)
-            L = ndcg_limit(pop, sc, mm.discount, mm.k)
-            lim.append({"scorer": name, "measure": m, "limit": L.value, "rule": L.rule, "theorem": L.theorem})
-    io.write_table(pd.DataFrame(lim), out / "limits.csv", float_format="%.6f")
-    conv = convergence_table(values, pop, scorers, measures, names=names)
+    limits = limits_table(pop, scorers, measures, names)      # every scorer x measure
+    io.write_table(limits, out / "limits.csv", float_format="%.6f")
+    conv = convergence_table(values, pop, scorers, measures, names=names, limits=limits)
     io.write_table(conv, out / "convergence.csv", float_format="%.6f")
     # |empirical - limit| at the largest n, and within 2 %?
     big = conv[conv.n == conv.n.max()].copy()
@@ -103,7 +97,7 @@ def cmd_report(a):
                         "within_2pct", "theorem"]], out / "gaps.csv", float_format="%.6f")
     # standard NDCG's gap to 1: C (ln n)^-gamma
     rates = []
-    std = [m for m in measures if parse_measure(m).k is None and parse_measure(m).discount in ("log2", "log")]
+    std = [str(m) for m in map(parse_measure, measures) if m.k is None and m.discount in ("log2", "log")]
     for m in std:
         for name in names:
             t = conv[(conv.measure == m) & (conv.scorer == name)]

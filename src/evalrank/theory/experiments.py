@@ -35,7 +35,7 @@ from evalrank.metrics.discounts import parse_discount
 from evalrank.metrics.ranking import descending_rows
 from evalrank.theory.limits import ndcg_limit
 
-__all__ = ["Measure", "parse_measure", "sample_ndcg", "convergence_table", "distinguishability", "gap_rate"]
+__all__ = ["Measure", "parse_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
 
 
 @dataclass(frozen=True)
@@ -110,23 +110,38 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
     return out
 
 
-def convergence_table(values: dict, pop, scorers, measures, names=None) -> pd.DataFrame:
+def limits_table(pop, scorers, measures, names=None) -> pd.DataFrame:
+    """Every scorer x measure: the limit (:func:`~evalrank.theory.limits.ndcg_limit`),
+    the rule of the table that gives it and its theorem."""
+    names = names or [str(s) for s in scorers]
+    rows = []
+    for name, sc in zip(names, scorers):
+        for m in (parse_measure(x) for x in measures):
+            L = ndcg_limit(pop, sc, m.discount, m.k)
+            rows.append({"scorer": name, "measure": str(m), "limit": L.value, "rule": L.rule, "theorem": L.theorem})
+    return pd.DataFrame(rows)
+
+
+def convergence_table(values: dict, pop, scorers, measures, names=None, limits=None) -> pd.DataFrame:
     """Mean, standard error and the limit per (n, scorer, measure) from
-    ``values``: n -> :func:`sample_ndcg` array."""
+    ``values``: n -> :func:`sample_ndcg` array. ``limits``: a
+    :func:`limits_table` of the same scorers and measures (computed when
+    not given)."""
     measures = [parse_measure(m) for m in measures]
     names = names or [str(s) for s in scorers]
-    limits = {(i, j): ndcg_limit(pop, sc, m.discount, m.k) for i, sc in enumerate(scorers)
-              for j, m in enumerate(measures)}
+    if limits is None:
+        limits = limits_table(pop, scorers, measures, names)
+    lim = limits.set_index(["scorer", "measure"])
     rows = []
     for n, v in sorted(values.items()):
         R = v.shape[0]
         for i, name in enumerate(names):
             for j, m in enumerate(measures):
                 x = v[:, i, j]
-                lim = limits[i, j]
                 rows.append({"n": int(n), "scorer": name, "measure": str(m), "R": R, "mean": float(x.mean()),
                              "se": float(x.std(ddof=1) / np.sqrt(R)) if R > 1 else np.nan,
-                             "limit": lim.value, "theorem": lim.theorem})
+                             "limit": float(lim.loc[(name, str(m)), "limit"]),
+                             "theorem": lim.loc[(name, str(m)), "theorem"]})
     t = pd.DataFrame(rows)
     t["rel_gap"] = (t["mean"] - t["limit"]) / t["limit"]
     return t

@@ -38,7 +38,7 @@ from evalrank.metrics.cutoffs import parse_cutoff
 from evalrank.metrics.discounts import parse_discount
 from evalrank.theory.population import EmpiricalPopulation
 
-__all__ = ["Limit", "ndcg_limit", "family"]
+__all__ = ["Limit", "ndcg_limit", "family", "has_limit"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,12 @@ def family(discount) -> tuple[str, float | None]:
     if d.name == "zipf" or (d.name == "poly" and d.param == 1.0):
         return "zipf", None
     return "poly", float(d.param)
+
+
+def has_limit(discount, k=None) -> bool:
+    """Whether NDCG under ``discount`` and cut-off ``k`` converges at all:
+    not for a summable discount nor a fixed cut-off (Theorem 6)."""
+    return family(discount)[0] != "summable" and not isinstance(parse_cutoff(k), int)
 
 
 def _power_integral(a, b, beta):
@@ -110,8 +116,7 @@ def _scorer_integral(pop, scorer, c: float, beta: float) -> float:
 
 
 def _top_ratio(pop, scorer) -> float:
-    top = pop.steps[-1] if isinstance(pop, EmpiricalPopulation) else float(pop.g(1.0, scorer))
-    return float(top / pop.gains.max())
+    return float(pop.g(1.0, scorer) / pop.gains.max())
 
 
 def ndcg_limit(pop, scorer=None, discount="log2", k=None) -> Limit:
@@ -124,10 +129,9 @@ def ndcg_limit(pop, scorer=None, discount="log2", k=None) -> Limit:
     rule = parse_cutoff(k)
     if pop.gains.max() <= 0:
         raise ValueError("pop: every gain is 0; NDCG is undefined")
-    if fam == "summable":
-        return Limit(np.nan, "summable discount: no limit", "Theorem 6")
-    if isinstance(rule, int):
-        return Limit(np.nan, "fixed cut-off: no limit", "Theorem 6")
+    if not has_limit(discount, k):
+        return Limit(np.nan, "summable discount: no limit" if fam == "summable" else "fixed cut-off: no limit",
+                     "Theorem 6")
     if rule is None:
         if fam == "log":
             return Limit(1.0, "standard NDCG: 1", "Theorem 1")

@@ -107,10 +107,6 @@ class LogisticPopulation:
         """``T_j = P(Y >= j)`` for j = 0..m (T_0 = 1): the marginal."""
         return np.concatenate([[1.0], self._ge_mean(0.0, 1.0)])
 
-    def mean_gain(self) -> float:
-        T = np.concatenate([self.tail(), [0.0]])
-        return float(np.sum(self.gains * (T[:-1] - T[1:])))
-
     # -- the scorer's canonical score
     @staticmethod
     def _cdf_inverse(s, w):
@@ -199,9 +195,6 @@ class EmpiricalPopulation:
 
     def tail(self) -> np.ndarray:
         return self._tail.copy()
-
-    def mean_gain(self) -> float:
-        return float(np.mean(self.gains[self.grades]))
 
     def g(self, s, scorer=None) -> np.ndarray:
         i = np.clip(np.floor(np.asarray(s, np.float64) * self.steps.size).astype(np.int64), 0, self.steps.size - 1)
