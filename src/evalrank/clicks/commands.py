@@ -103,14 +103,15 @@ def cmd_dbn(a):
     # against the simulator's parameters (known only because the world is simulated)
     rows = []
     true = {"attract": w["attract"], "satisfy": w["satisfy"], "relevance": w["attract"] * w["satisfy"]}
-    for views, model, est in ((v, m, e) for v in a.views_grid for m, e in (("simplified", simp), ("em", fit))):
+    for views in a.views_grid:
         rel = simp.views >= views
-        for par in ("attract", "satisfy", "relevance"):
-            x, y = getattr(est, par)[rel], true[par][rel]
-            rows.append({"min_views": views, "model": model, "parameter": par, "pairs": int(rel.sum()),
-                         "pearson": float(np.corrcoef(x, y)[0, 1]) if rel.sum() > 2 else np.nan,
-                         "mean_abs_error": float(np.mean(np.abs(x - y))) if rel.any() else np.nan,
-                         "mean_error": float(np.mean(x - y)) if rel.any() else np.nan})
+        for model, est in (("simplified", simp), ("em", fit)):
+            for par in ("attract", "satisfy", "relevance"):
+                x, y = getattr(est, par)[rel], true[par][rel]
+                rows.append({"min_views": views, "model": model, "parameter": par, "pairs": int(rel.sum()),
+                             "pearson": float(np.corrcoef(x, y)[0, 1]) if rel.sum() > 2 else np.nan,
+                             "mean_abs_error": float(np.mean(np.abs(x - y))) if rel.any() else np.nan,
+                             "mean_error": float(np.mean(x - y)) if rel.any() else np.nan})
     io.write_table(pd.DataFrame(rows), a.table)
 
 

@@ -366,13 +366,17 @@ def loo_mse_curve(novel_top, base_top, pdfs, available, targets, target_values, 
 @dataclass(frozen=True)
 class SigmaChoice:
     """Result of :func:`choose_sigma`: σ*, the LOO MSE there, and the LOO MSE
-    of position (σ = 0) and query (σ = ∞) smoothing over ``n_targets`` pairs."""
+    of position (σ = 0) and query (σ = ∞) smoothing over ``n_targets`` pairs;
+    ``pairs`` and ``errors``: the target pair ids (ascending) and their LOO
+    errors at σ* (as :func:`loo_errors` returns them)."""
 
     sigma: float
     mse: float
     mse_position: float
     mse_query: float
     n_targets: int
+    pairs: np.ndarray
+    errors: np.ndarray
 
 
 def choose_sigma(novel_top, base_top, pdfs, available, targets, target_values, scale: GradeScale,
@@ -399,5 +403,7 @@ def choose_sigma(novel_top, base_top, pdfs, available, targets, target_values, s
     res = minimize_scalar(lambda x: _mse(parts, float(np.exp(x))), bounds=(a, b), method="bounded",
                           options={"xatol": 1e-6})
     x, f = (float(res.x), float(res.fun)) if res.fun <= vals[i] else (float(logs[i]), float(vals[i]))
-    return SigmaChoice(sigma=float(np.exp(x)), mse=f, mse_position=_mse(parts, 0.0), mse_query=_mse(parts, np.inf),
-                       n_targets=int(parts.pairs.size))
+    sigma = float(np.exp(x))
+    return SigmaChoice(sigma=sigma, mse=f, mse_position=_mse(parts, 0.0), mse_query=_mse(parts, np.inf),
+                       n_targets=int(parts.pairs.size), pairs=parts.pairs,
+                       errors=_loo_errors_from(parts, sigma, "hybrid"))

@@ -193,7 +193,7 @@ def choose_min_views(*, views, relevance, grid, pair_query, judged_pairs, judged
         for t in range(n_tests):
             nt, bt = _rows(novel_top, base_top, row_offsets, t)
             choice = smoothing.choose_sigma(nt, bt, pdf, available, src.judged, targets, scale, bounds=sigma_bounds)
-            pids, e = smoothing.loo_errors(nt, bt, pdf, available, src.judged, targets, scale, choice.sigma)
+            pids, e = choice.pairs, choice.errors
             by_click = reliable[pids]
             errs.append(np.where(by_click, targets[pids] - e_click[pids], e))
             n_click += int(by_click.sum())
