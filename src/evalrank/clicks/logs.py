@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from evalrank.clicks.grades import PEGFB, GradeScale
+from evalrank.data.collection import segment_ids
 from evalrank.io import atomic_path
 
 __all__ = ["SessionLog", "session_log", "check_serps", "PairTable", "read_sessions", "write_sessions", "read_judgments",
@@ -220,7 +221,7 @@ class PairTable:
     def from_offsets(cls, queries, offsets, pair_url, *, frozen: bool = True) -> "PairTable":
         """Pairs laid out query by query (pair ids ``offsets[q]:offsets[q+1]``
         belong to query ``q``), as in a world or a LETOR collection."""
-        pair_query = np.repeat(np.arange(len(queries)), np.diff(np.asarray(offsets, dtype=np.int64)))
+        pair_query = segment_ids(np.asarray(offsets, dtype=np.int64))
         return cls(queries, pair_query, pair_url, frozen=frozen)
 
     def __len__(self) -> int:

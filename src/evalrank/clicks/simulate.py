@@ -38,6 +38,8 @@ import numpy as np
 import pandas as pd
 
 from evalrank.clicks.grades import agreement_pdfs
+from evalrank.data.collection import query_rows, segment_ids
+from evalrank.metrics.ranking import positions, rank_order
 from evalrank.clicks.logs import PairTable, SessionLog, session_log
 from evalrank.seeds import rng as named_rng
 
@@ -129,7 +131,7 @@ def per_query_zscores(scores, offsets) -> np.ndarray:
     """Scores standardised within each query (mean 0, SD 1; SD 0 -> 0)."""
     s = np.asarray(scores, dtype=np.float64)
     n = np.diff(offsets)
-    qid = np.repeat(np.arange(n.size), n)
+    qid = segment_ids(offsets)
     mean = np.bincount(qid, weights=s, minlength=n.size) / np.maximum(n, 1)
     c = s - mean[qid]
     sd = np.sqrt(np.bincount(qid, weights=c * c, minlength=n.size) / np.maximum(n, 1))
@@ -141,15 +143,12 @@ def top_k(scores, offsets, k: int, queries=None) -> np.ndarray:
     document index first) of each query (or of ``queries``); -1 past a short list."""
     offsets = np.asarray(offsets, dtype=np.int64)
     queries = np.arange(offsets.size - 1) if queries is None else np.asarray(queries, dtype=np.int64)
-    n = offsets[queries + 1] - offsets[queries]
-    local = np.repeat(np.arange(queries.size), n)
-    starts = np.concatenate([[0], np.cumsum(n)[:-1]]).astype(np.int64)
-    idx = offsets[queries][local] + (np.arange(local.size) - starts[local])
-    order = np.lexsort((idx, -np.asarray(scores, dtype=np.float64)[idx], local))
-    rank = np.arange(idx.size) - starts[local[order]]
+    idx, sub = query_rows(offsets, queries)
+    order = rank_order(np.asarray(scores, dtype=np.float64)[idx], sub)   # ties: input (document) order
+    rank = positions(sub)
     keep = rank < k
     out = np.full((queries.size, k), -1, dtype=np.int64)
-    out[local[order][keep], rank[keep]] = idx[order][keep]
+    out[segment_ids(sub)[keep], rank[keep]] = idx[order][keep]
     return out
 
 
@@ -210,7 +209,7 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     z = {name: per_query_zscores(scores[name], offsets) for name in needed}
     qnames = np.asarray([str(q) for q in qids])
     url = np.concatenate([[f"d{j}" for j in range(m)] for m in np.diff(offsets)]).astype(str)
-    qidx = np.repeat(np.arange(n_queries), np.diff(offsets))
+    qidx = segment_ids(offsets)
 
     # -- users: DBN parameters per pair, traffic, sessions on the old configurations
     r = named_rng(seed, "clicks", "users")

@@ -32,6 +32,7 @@ from scipy import stats
 from evalrank.clicks import deltadcg, mapping, smoothing
 from evalrank.clicks.carterette import OrdinalClickModel, click_features
 from evalrank.clicks.grades import GradeScale, agreement_pdfs, grade_moments
+from evalrank.data.collection import segment_ids
 
 __all__ = ["Sources", "click_sources", "estimate_all", "correlation_table", "calls_table", "study_table",
            "table4", "loo_study", "PAPER_TABLE4", "PAPER_TABLE5", "PAPER_TABLE6", "PAPER_TABLE7", "PAPER_TABLE8",
@@ -295,7 +296,7 @@ def smoothed_estimates(*, sources: Sources, novel_top, base_top, row_offsets, sc
 def test_summaries(rows: dict, row_offsets, z=1.96) -> pd.DataFrame:
     """Per test and method: ΔDCG (mean over the test's queries), its SD and call."""
     n_tests = row_offsets.size - 1
-    test_of_row = np.repeat(np.arange(n_tests), np.diff(row_offsets))
+    test_of_row = segment_ids(row_offsets)
     out = []
     for name, (E, V) in rows.items():
         s = deltadcg.summarize_tests(E, V, test_of_row, n_tests, z=z)

@@ -13,7 +13,7 @@ import numpy as np
 
 from evalrank import io
 
-__all__ = ["Collection", "check_offsets", "segment_ids"]
+__all__ = ["Collection", "check_offsets", "query_rows", "segment_ids"]
 
 
 def check_offsets(offsets, n_docs: int | None = None, name: str = "offsets") -> np.ndarray:
@@ -31,6 +31,18 @@ def check_offsets(offsets, n_docs: int | None = None, name: str = "offsets") -> 
     if n_docs is not None and offsets[-1] != n_docs:
         raise ValueError(f"{name}[-1] must equal the number of documents ({n_docs}), got {offsets[-1]}")
     return offsets
+
+
+def query_rows(offsets: np.ndarray, index) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the queries ``index`` (positions, in the given order) and their
+    new offsets: ``rows`` picks those queries' documents from a flat array."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    index = np.asarray(index, dtype=np.int64)
+    sizes = np.diff(offsets)[index]
+    new = np.zeros(len(index) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=new[1:])
+    rows = np.repeat(offsets[index] - new[:-1], sizes) + np.arange(new[-1], dtype=np.int64)
+    return rows, new
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:
@@ -94,11 +106,7 @@ class Collection:
     def select_queries(self, index) -> "Collection":
         """The sub-collection of the queries ``index`` (positions, in the given order)."""
         index = np.asarray(index, dtype=np.int64)
-        sizes = self.query_sizes[index]
-        offsets = np.zeros(len(index) + 1, dtype=np.int64)
-        np.cumsum(sizes, out=offsets[1:])
-        starts = self.offsets[index]
-        rows = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
+        rows, offsets = query_rows(self.offsets, index)
         return Collection(
             features=self.features[rows],
             labels=self.labels[rows],

@@ -63,11 +63,11 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank import seeds
+from evalrank.data.collection import check_offsets, query_rows, segment_ids
 from evalrank.models.pairs import check_choice, check_float, check_int
 from evalrank.models.ranknet import EpochTrainedModel, adam_step
 
 __all__ = ["ListNetModel", "listnet_loss_and_grad", "segment_log_softmax"]
-
 
 
 # ---------------------------------------------------------------------------
@@ -81,7 +81,7 @@ def segment_log_softmax(z: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     offsets = np.asarray(offsets, dtype=np.int64)
     sizes = np.diff(offsets)
     nq = sizes.size
-    seg = np.repeat(np.arange(nq), sizes)
+    seg = segment_ids(offsets)
     nonempty = sizes > 0
     qmax = np.zeros(nq)
     if z.size:
@@ -105,12 +105,9 @@ def listnet_loss_and_grad(w: np.ndarray, X: np.ndarray, labels: np.ndarray, offs
     """
     w = np.asarray(w, dtype=np.float64)
     X = np.asarray(X, dtype=np.float64)
-    offsets = np.asarray(offsets, dtype=np.int64)
     if X.ndim != 2 or w.shape != (X.shape[1],):
         raise ValueError(f"w must have shape ({X.shape[1] if X.ndim == 2 else '?'},), got {w.shape}")
-    if offsets.ndim != 1 or offsets.size < 1 or offsets[0] != 0 or offsets[-1] != X.shape[0] or np.any(
-            np.diff(offsets) < 0):
-        raise ValueError("offsets must be non-decreasing from 0 to the number of rows of X")
+    offsets = check_offsets(offsets, X.shape[0])
     labels = np.asarray(labels, dtype=np.float64)
     if labels.shape != (X.shape[0],):
         raise ValueError(f"labels must have shape ({X.shape[0]},), got {labels.shape}")
@@ -123,16 +120,6 @@ def listnet_loss_and_grad(w: np.ndarray, X: np.ndarray, labels: np.ndarray, offs
         loss += 0.5 * l2 * float(w @ w)
         grad = grad + l2 * w
     return loss, grad
-
-
-def _query_permutation(offsets: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices that put the queries in ``order`` and the new offsets
-    (vectorised: no loop over queries)."""
-    sizes = np.diff(offsets)[order]
-    new_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    starts = offsets[:-1][order]
-    rows = np.repeat(starts - new_offsets[:-1], sizes) + np.arange(new_offsets[-1])
-    return rows, new_offsets
 
 
 # ---------------------------------------------------------------------------
@@ -192,7 +179,7 @@ class ListNetModel(EpochTrainedModel):
         def run_epoch(epoch):
             nonlocal step
             order = seeds.rng(self.seed, "models", self.name, "epoch", epoch).permutation(n_queries)
-            rows, offs = _query_permutation(offsets, order)
+            rows, offs = query_rows(offsets, order)
             Xe, ye = X[rows], labels[rows]
             for q0 in range(0, n_queries, batch):
                 q1 = min(q0 + batch, n_queries)
