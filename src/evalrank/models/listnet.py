@@ -200,10 +200,4 @@ class ListNetModel(EpochTrainedModel):
 
     def _finalize(self, train, vali):
         self.coef_ = self.state_["w"]
-        self.best_epoch_ = self.state_["best_epoch"]
-        self.n_epochs_ = self.state_["n_epochs"]
-        self.vali_curve_ = self.state_["vali_curve"]
-        self._fit_calibrator(vali)
-
-    def _cleanup(self):
-        self._cache = {}
+        super()._finalize(train, vali)

@@ -159,8 +159,9 @@ def adam_step(params, grads, m1, m2, step: int, lr: float) -> None:
 
 class EpochTrainedModel(RankingModel):
     """What RankNet and ListNet share: the transformed features of each
-    ``log1p`` candidate cached once per fit, and the validation value (mean
-    NDCG@10 under the model's convention) that early stopping follows."""
+    ``log1p`` candidate cached once per fit, the validation value (mean
+    NDCG@10 under the model's convention) that early stopping follows, the
+    early-stopping loop, and the fitted epoch attributes + calibrator."""
 
     def _prepare(self, train, vali, candidates):
         for params in candidates:
@@ -200,6 +201,15 @@ class EpochTrainedModel(RankingModel):
 
     def _tuning_extra(self, state):
         return {"best_epoch": state["best_epoch"], "n_epochs": state["n_epochs"]}
+
+    def _finalize(self, train, vali):
+        self.best_epoch_ = self.state_["best_epoch"]
+        self.n_epochs_ = self.state_["n_epochs"]
+        self.vali_curve_ = self.state_["vali_curve"]
+        self._fit_calibrator(vali)
+
+    def _cleanup(self):
+        self._cache = {}
 
 
 # ---------------------------------------------------------------------------
@@ -281,12 +291,3 @@ class RankNetModel(EpochTrainedModel):
         scores = forward(state["net"], state["transform"].transform(X))
         proba = self.calibrator_.predict_proba(scores) if want_proba else None
         return scores, proba
-
-    def _finalize(self, train, vali):
-        self.best_epoch_ = self.state_["best_epoch"]
-        self.n_epochs_ = self.state_["n_epochs"]
-        self.vali_curve_ = self.state_["vali_curve"]
-        self._fit_calibrator(vali)
-
-    def _cleanup(self):
-        self._cache = {}
