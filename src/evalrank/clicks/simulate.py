@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
 from evalrank.clicks.grades import agreement_pdfs
 from evalrank.data.collection import query_rows, segment_ids
@@ -159,10 +160,6 @@ def query_frequencies(n_queries: int, exponent: float, rng: np.random.Generator)
     return w / w.sum()
 
 
-def _sigmoid(x):
-    return 1.0 / (1.0 + np.exp(-x))
-
-
 def _judged_probability(shown, fraction, odds):
     """Per-pair judging probability with odds ``odds`` times higher for shown
     pairs and mean ``fraction`` (bisection on the base log-odds)."""
@@ -170,9 +167,9 @@ def _judged_probability(shown, fraction, odds):
     lo, hi = -30.0, 30.0
     for _ in range(200):
         mid = 0.5 * (lo + hi)
-        p = _sigmoid(mid + np.log(odds) * shown)
+        p = expit(mid + np.log(odds) * shown)
         lo, hi = (mid, hi) if p.mean() < fraction else (lo, mid)
-    return _sigmoid(0.5 * (lo + hi) + np.log(odds) * shown)
+    return expit(0.5 * (lo + hi) + np.log(odds) * shown)
 
 
 def simulate_world(labels, offsets, qids, scores: dict, agreement, params: WorldParams, seed: int,
@@ -214,9 +211,9 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     # -- users: DBN parameters per pair, traffic, sessions on the old configurations
     r = named_rng(seed, "clicks", "users")
     b0, b1, sa = params.attractiveness
-    attract = _sigmoid(b0 + b1 * grade + sa * r.standard_normal(n_pairs))
+    attract = expit(b0 + b1 * grade + sa * r.standard_normal(n_pairs))
     b0, b1, ss = params.satisfaction
-    satisfy = _sigmoid(b0 + b1 * grade + ss * r.standard_normal(n_pairs))
+    satisfy = expit(b0 + b1 * grade + ss * r.standard_normal(n_pairs))
     r = named_rng(seed, "clicks", "traffic")
     freq = query_frequencies(n_queries, params.zipf_exponent, r)
     impressions = r.poisson(params.sessions * freq).astype(np.int64)

@@ -33,6 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from evalrank.metrics.dcg import gain_values
 
@@ -41,10 +42,6 @@ __all__ = ["LogisticPopulation", "EmpiricalPopulation", "Scorer"]
 
 def _softplus(x):
     return np.logaddexp(0.0, x)
-
-
-def _sigmoid(x):
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
 @dataclass(frozen=True)
@@ -91,7 +88,7 @@ class LogisticPopulation:
     # -- P(Y >= j | u), averaged over an interval of u
     def _ge_given_u(self, u):
         u = np.asarray(u, dtype=np.float64)
-        return _sigmoid(self.slope * (u[..., None] - self.tau))          # (..., m)
+        return expit(self.slope * (u[..., None] - self.tau))          # (..., m)
 
     def _ge_mean(self, lo, hi):
         """mean of P(Y >= j | u) for u uniform on [lo, hi] (lo = hi: the point)."""
