@@ -1,6 +1,7 @@
 import copy
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -73,6 +74,10 @@ def test_shipped_configs_validate(path):
         ({"clicks": {"dbn": {"min_views_grid": [0, 5]}}}, "clicks.dbn.min_views_grid[0]", "less than the minimum"),
         ({"clicks": {"smoothing": {"sigma": "auto"}}}, "clicks.smoothing.sigma", ""),
         ({"clicks": {"paper_tests": 200}}, "clicks.paper_tests", "exceeds clicks.world.n_tests"),
+        ({"active": {"shards": 9, "repetitions": 8}}, "active.shards", "exceeds active.repetitions"),
+        ({"active": {"cost_feature": 140}}, "active.cost_feature", "exceeds dataset.n_features = 136"),
+        ({"clicks": {"fold": 3}}, "clicks.fold", "fold 3 is not in folds [1]"),
+        ({"risk": {"population": {"fold": 2, "test_partition": 5}}}, "risk.population.fold", "not in folds [1]"),
     ],
 )
 def test_bad_values_name_their_key(patch, key, fragment):
@@ -124,3 +129,75 @@ def test_shipped_grids_build_models(path):
     for name, grid in list(cfg["models"]["grids"].items()) + list(cfg["ndcg"]["grids"].items()):
         points = expand_grid(grid, MODELS[name].param_names)
         assert points and all(set(p) <= set(MODELS[name].param_names) for p in points)
+
+
+# -- checks against the data --------------------------------------------------------
+def _facts(queries=(20, 20, 20, 20, 20), docs=10, n_features=136, used=136, length_like=None):
+    from evalrank.data.facts import DataFacts
+
+    sizes = {k + 1: np.full(n, docs, dtype=np.int64) for k, n in enumerate(queries)}
+    return DataFacts(query_sizes=sizes, n_features=n_features, used_features=used,
+                     length_like=None if length_like is None else frozenset(length_like), source="test")
+
+
+def _keys(problems):
+    return [k for k, _ in problems]
+
+
+def test_data_checks_pass_on_a_fitting_dataset():
+    from evalrank.config import data_problems
+
+    cfg = validate_config({**MINIMAL, "models": {"train_pairs": 100},
+                           "active": {"budgets": [5, 10, 100, 400], "reference_budget": 10,
+                                      "train_sizes": {"base": 50, "sizes": [70, 90], "budget": 5}}})
+    assert data_problems(cfg, _facts(queries=(40, 40, 40, 40, 40))) == []  # pool of 160 < 400: whole pool there
+
+
+@pytest.mark.parametrize(
+    "patch, facts, key, fragment",
+    [
+        ({"models": {"train_pairs": 5000}}, {}, "models.train_pairs", "training half of partition S1 (fold 1) has 100"),
+        ({"active": {"train_sizes": {"base": 50, "sizes": [60, 500], "budget": 5}, "reference_budget": 10,
+                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "active.train_sizes.sizes",
+         "500 exceeds"),
+        ({"active": {"train_sizes": {"base": 51, "sizes": [55], "budget": 5}, "reference_budget": 10,
+                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "active.train_sizes.sizes",
+         "55 and 51 pairs give the same training set on S1 (60 pairs"),
+        ({}, {}, "active.reference_budget", "at or above the labelling cost of fold 1's pool (80 units"),
+        ({"active": {"reference_budget": 10, "budgets": [10, 100]}}, {}, "active.train_sizes.budget", "pool (80 units"),
+        ({}, {"used": 46}, "risk.population.features", "highest non-zero feature id is 46"),
+        ({}, {"used": 46}, "risk.learning.baseline_feature", "are 0 in every document"),
+        ({}, {"length_like": [11, 12]}, "active.cost_feature", "feature 15 is not a document length"),
+        ({"risk": {"learning": {"n_folds": 40}}}, {}, "risk.learning.n_folds", "needs >= 3 (n_folds + 1) = 123"),
+    ],
+)
+def test_data_checks_name_their_key(patch, facts, key, fragment):
+    from evalrank.config import data_problems
+
+    cfg = copy.deepcopy(MINIMAL)
+    cfg.update({"models": {"train_pairs": 60}, **patch})
+    cfg = validate_config(cfg)
+    problems = data_problems(cfg, _facts(**facts))
+    assert key in _keys(problems), problems
+    assert any(fragment in msg for k, msg in problems if k == key), problems
+
+
+def test_unit_costs_and_disabled_stages_skip_their_checks():
+    from evalrank.config import data_problems
+
+    cfg = validate_config({**MINIMAL, "models": {"train_pairs": 60}, "active": {"cost_feature": None},
+                           "risk": {"enabled": False}})
+    problems = data_problems(cfg, _facts(length_like=[], used=46))
+    assert "active.cost_feature" not in _keys(problems) and not any(k.startswith("risk") for k in _keys(problems))
+    cfg = validate_config({**MINIMAL, "models": {"enabled": False}, "active": {"enabled": False},
+                           "risk": {"enabled": False}, "clicks": {"enabled": False}})
+    assert data_problems(cfg, _facts(queries=(3, 3, 3, 3, 3))) == []
+
+
+@pytest.mark.parametrize("path", ["config/config.yaml", "config/mq2008_synthetic.yaml", "tests/workflow/tiny.yaml"])
+def test_shipped_synthetic_configs_fit_their_data(path):
+    from evalrank.config import data_problems
+    from evalrank.data.facts import synthetic_facts
+
+    cfg = load_config(ROOT / path)
+    assert data_problems(cfg, synthetic_facts(cfg)) == []

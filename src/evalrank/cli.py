@@ -64,6 +64,16 @@ def cmd_parse(a):
     _log(f"parsed {a.input}: {coll.n_queries} queries, {coll.n_docs} docs, {mb:.1f} MB in {dt:.2f}s")
 
 
+def cmd_data_facts(a):
+    from evalrank.data.facts import partition_facts, write_facts
+
+    parts = _partition_map(a.partitions)
+    facts = partition_facts(parts)
+    write_facts(facts, a.output)
+    _log(f"data facts: {', '.join(f'S{k} {facts.n_queries(k):,} queries' for k in sorted(parts))}; "
+         f"{facts.n_features} features (highest non-zero {facts.used_features}), grades 0..{facts.max_label}")
+
+
 def cmd_describe(a):
     from evalrank import io
     from evalrank.data.collection import Collection
@@ -99,9 +109,19 @@ def cmd_train(a):
 
     import pandas as pd
 
+    from evalrank.models.zoo import load_model
+
     train, vali = Collection.load(a.train), Collection.load(a.vali)
     grid = json.loads(a.grid) if a.grid else {}
-    model = make_model(a.model)
+    if a.params_from:
+        # the hyperparameters another fit chose (Fig. 3's larger training sets reuse the
+        # base size's tuning instead of searching the grid again)
+        tuned = load_model(a.params_from)
+        if tuned.name != a.model:
+            raise ValueError(f"--params-from {a.params_from} holds a {tuned.name!r} model, not {a.model!r}")
+        grid = {k: [tuned.best_params_[k]] for k in grid}
+        _log(f"hyperparameters of {a.params_from}: {grid}")
+    model = make_model(a.model, n_grades=a.n_grades)
     t0 = time.perf_counter()
     model.fit(train, vali, grid=grid, seed=a.seed, n_jobs=a.threads)
     _log(f"trained {a.model} in {time.perf_counter() - t0:.1f}s; best {model.best_params_}")
@@ -115,12 +135,13 @@ def cmd_predict(a):
 
     from evalrank import io
     from evalrank.data.collection import Collection
+    from evalrank.models import check_n_jobs
     from evalrank.models.zoo import load_model
 
     model = load_model(a.model_file)
+    model.n_jobs = check_n_jobs(a.threads)  # the job's threads, not the training job's
     pool = Collection.concat([Collection.load(p) for p in a.pool])
-    scores = model.score(pool.features)
-    probs = model.predict_proba(pool.features)
+    scores, probs = model.score_and_proba(pool.features)  # one pass over the trees
     io.save_arrays(
         a.output,
         scores=np.asarray(scores, dtype=np.float64),
@@ -168,7 +189,8 @@ def cmd_quality(a):
 def _experiment(a):
     from evalrank.active.experiments import experiments
 
-    exps = {e.name: e for e in experiments(a.models, drop=a.drop, base_pairs=a.base_pairs, sizes=a.sizes or ())}
+    exps = {e.name: e for e in experiments(a.models, drop=a.drop, base_pairs=a.base_pairs, sizes=a.sizes or (),
+                                           base_model=a.base_model)}
     if a.experiment not in exps:
         raise ValueError(f"experiment must be one of {sorted(exps)}, got {a.experiment!r}")
     return exps[a.experiment]
@@ -194,9 +216,12 @@ def cmd_active_setup(a):
     pool = Collection.concat([Collection.load(p) for p in a.pool])
     if not np.array_equal(pool.qids, preds[exp.a]["qids"]):
         raise ValueError("--pool partitions do not match the predictions' queries (order or content)")
-    if not 1 <= a.cost_feature <= pool.n_features:
-        raise ValueError(f"cost feature id {a.cost_feature} is outside 1..{pool.n_features}")
-    lengths = pool.features[:, a.cost_feature - 1].astype(np.float64)
+    if a.cost_feature is None:
+        lengths = None  # every query costs one unit
+    elif not 1 <= a.cost_feature <= pool.n_features:
+        raise ValueError(f"--cost-feature {a.cost_feature} is outside the pool's features 1..{pool.n_features}")
+    else:
+        lengths = pool.features[:, a.cost_feature - 1].astype(np.float64)
     out = setup_experiment(exp, preds, lengths, a.measures, seed=a.seed, fold=a.fold, max_grade=a.max_grade)
     meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": a.fold,
             "measures": list(a.measures), "train_pairs": exp.train_pairs}
@@ -211,7 +236,7 @@ def cmd_active_mc(a):
     import numpy as np
 
     from evalrank import io
-    from evalrank.active.montecarlo import shard_range, simulate
+    from evalrank.active.montecarlo import STOP_CAPPED, shard_range, simulate
     from evalrank.active.sampling import METHODS
     from evalrank.progress import progress
 
@@ -228,9 +253,18 @@ def cmd_active_mc(a):
         out[f"estimate_{m}_{method}"] = sim["estimate"]
         out[f"n_{m}_{method}"] = sim["n"]
         out[f"spent_{m}_{method}"] = sim["spent"]
+        out[f"stop_{m}_{method}"] = sim["stop"]
     io.save_arrays(a.output, **out)
     n_runs = len(reps) * len(jobs)
     _log(f"{n_runs} runs x {len(a.budgets)} budgets in {time.perf_counter() - t0:.1f}s")
+    pool_cost = float(setup["costs"].sum())
+    whole = [b for b in a.budgets if b >= pool_cost]
+    if whole:
+        _log(f"budget(s) {', '.join(f'{b:g}' for b in whole)} cover the whole pool (cost {pool_cost:.6g}): "
+             "every query is labelled there, the estimate is the truth (error 0)")
+    capped = sum(int((out[f"stop_{m}_{method}"] == STOP_CAPPED).sum()) for m, method in jobs)
+    if capped:
+        _log(f"{capped} (run, budget) pairs stopped at the draw cap (evalrank.active.estimate.default_max_draws)")
 
 
 def cmd_active_summary(a):
@@ -623,6 +657,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-grade", type=int)
     s.set_defaults(func=cmd_parse)
 
+    s = sub.add_parser("data-facts", help="facts of the parsed partitions for the data-tied config checks")
+    s.add_argument("--partitions", nargs="+", required=True, help="parsed S1..S5 .npz files")
+    s.add_argument("--output", required=True, help="JSON file")
+    s.set_defaults(func=cmd_data_facts)
+
     s = sub.add_parser("describe", help="dataset summary table (+ figure)")
     s.add_argument("--inputs", nargs="+", required=True)
     s.add_argument("--names", nargs="+")
@@ -632,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("split", help="split a training partition into training and validation halves")
     s.add_argument("--partition", required=True)
-    s.add_argument("--train-pairs", type=int, required=True)
+    s.add_argument("--train-pairs", type=int, help="pairs of the training half, in whole queries "
+                                                  "(default: the whole halves)")
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--train", required=True)
     s.add_argument("--vali", help="where to write the validation half (omit to skip it)")
@@ -643,6 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--train", required=True)
     s.add_argument("--vali", required=True)
     s.add_argument("--grid", help="JSON object: hyperparameter -> list of values")
+    s.add_argument("--params-from", help="a fitted model (.pkl) of the same learner: use the hyperparameters it "
+                                         "chose for the --grid keys instead of searching the grid")
+    s.add_argument("--n-grades", type=int, default=5, help="relevance grades 0..n-1 (dataset.max_grade + 1)")
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--threads", type=int, default=1)
     s.add_argument("--output", required=True)
@@ -652,6 +695,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("predict", help="scores and graded-relevance probabilities over the pool")
     s.add_argument("--model-file", required=True)
     s.add_argument("--pool", nargs="+", required=True)
+    s.add_argument("--threads", type=int, default=1, help="threads of the prediction")
     s.add_argument("--output", required=True)
     s.set_defaults(func=cmd_predict)
 
@@ -673,13 +717,15 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--models", nargs="+", required=True, help="names of the trained models")
         s.add_argument("--drop", type=float, default=0.1, help="index update: share of each list removed")
         s.add_argument("--base-pairs", type=int)
+        s.add_argument("--base-model", help="prediction name of Fig. 3's base RF (default rf_n<base-pairs>)")
         s.add_argument("--sizes", type=int, nargs="*")
 
     s = sub.add_parser("active-setup", help="q* of every method, costs and the truth for one experiment and fold")
     experiment_args(s)
     s.add_argument("--predictions", nargs="+", required=True, help="name=path of pool predictions")
     s.add_argument("--pool", nargs="+", required=True, help="the pool partitions (.npz), in prediction order")
-    s.add_argument("--cost-feature", type=int, default=15, help="1-based feature id of the document length")
+    s.add_argument("--cost-feature", type=int, help="1-based feature id of the document length "
+                                                    "(default: none, every query costs one unit)")
     s.add_argument("--measures", nargs="+", default=["err", "dcg"], choices=["err", "dcg"])
     s.add_argument("--max-grade", type=int, default=4)
     s.add_argument("--seed", type=int, required=True)

@@ -12,9 +12,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+import numpy as np
 import yaml
 
-__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "key_path"]
+__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "key_path", "data_problems"]
 
 
 class ConfigError(ValueError):
@@ -147,7 +148,32 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     ts = act.get("train_sizes", {})
     if ts.get("sizes") and ts["base"] in ts["sizes"]:
         problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
+    if act.get("enabled", True):
+        problems += _active_checks(act, config)
     return problems
+
+
+def _active_checks(act: dict, config: dict) -> list[tuple[str, str]]:
+    problems = []
+    if act.get("shards", 1) > act.get("repetitions", 1):
+        problems.append(("active.shards", f"{act['shards']} exceeds active.repetitions ({act['repetitions']}): "
+                         "a shard would have no repetition"))
+    n_feat = config.get("dataset", {}).get("n_features")
+    cost = act.get("cost_feature")
+    if cost is not None and n_feat and cost > n_feat:
+        problems.append(("active.cost_feature", f"feature {cost} exceeds dataset.n_features = {n_feat}; "
+                         "set it to the dataset's document-length feature, or null for unit costs"))
+    return problems
+
+
+def _fold_is_trained(key: str, fold, config: dict) -> list[tuple[str, str]]:
+    """A stage that uses one fold's trained models must use a fold of ``folds`` (else
+    the whole model stage would be trained again for that stage alone)."""
+    folds = config.get("folds", [1])
+    if fold is not None and fold not in folds:
+        return [(key, f"fold {fold} is not in folds {folds}: its models would be trained for this stage "
+                      "alone; use one of folds")]
+    return []
 
 
 def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
@@ -160,6 +186,8 @@ def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
     if pop.get("include_models", True) and not config.get("models", {}).get("enabled", True):
         problems.append(("risk.population.include_models",
                          "needs the models stage (models.enabled: true); set it to false to leave the models out"))
+    elif pop.get("include_models", True):
+        problems += _fold_is_trained("risk.population.fold", pop.get("fold"), config)
     n_feat = config.get("dataset", {}).get("n_features")
     too_big = [f for f in pop.get("features", []) if n_feat and f > n_feat]
     if too_big:
@@ -201,6 +229,8 @@ def _clicks_checks(clk: dict, config: dict) -> list[tuple[str, str]]:
     if not models.get("enabled", True):
         problems.append(("clicks.enabled", "the clicks stage needs the models stage (models.enabled: true)"))
     names = models.get("names", [])
+    if models.get("enabled", True):
+        problems += _fold_is_trained("clicks.fold", clk.get("fold"), config)
     world = clk.get("world", {})
     for key in ("baseline", "history", "alternatives"):
         value = world.get(key)
@@ -248,3 +278,91 @@ def _merge(base: dict, over: Mapping) -> dict:
     for k, v in over.items():
         out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), dict) else copy.deepcopy(v)
     return out
+
+
+# -- checks against the data (evalrank.data.facts) --------------------------------
+def data_problems(config: dict, facts) -> list[tuple[str, str]]:
+    """Config values the data cannot honour, as ``(dotted key, message)`` pairs.
+
+    ``config`` is validated (defaults filled); ``facts`` the
+    :class:`~evalrank.data.facts.DataFacts` of its dataset's partitions S1..S5.
+    Checked: feature ids against the features the data has (a feature that is
+    zero in every document, or a cost feature that is not a length);
+    ``models.train_pairs`` and ``active.train_sizes`` against the pairs of each
+    fold's training half (and that every size gives a different training set);
+    the budgets of the savings table and Fig. 3 right against the pool's
+    labelling cost; the risk protocol's query count. The workflow runs this
+    before any expensive job (:mod:`evalrank.data.facts`).
+    """
+    from evalrank.models.split import split_query_indices
+
+    problems = []
+    ds, act, models, risk = config["dataset"], config["active"], config["models"], config["risk"]
+    models_on = models["enabled"]
+    active_on = act["enabled"] and models_on
+    pop, learn = risk["population"], risk["learning"]
+    feature_keys = []
+    if active_on and act["cost_feature"] is not None:
+        feature_keys.append(("active.cost_feature", [act["cost_feature"]]))
+    if risk["enabled"] and pop["enabled"]:
+        feature_keys += [("risk.population.features", pop["features"]),
+                         ("risk.population.baseline_feature", [pop["baseline_feature"]])]
+    if risk["enabled"] and learn["enabled"] and learn["dataset"] is None:
+        feature_keys.append(("risk.learning.baseline_feature", [learn["baseline_feature"]]))
+    for key, ids in feature_keys:
+        if facts.used_features is not None:
+            bad = [i for i in ids if i > facts.used_features]
+            if bad:
+                problems.append((key, f"feature(s) {bad} are 0 in every document of the dataset, whose highest "
+                                      f"non-zero feature id is {facts.used_features} (dataset.n_features = "
+                                      f"{ds['n_features']}); choose features the data has"))
+    cost = act["cost_feature"]
+    if active_on and cost is not None and facts.length_like is not None and cost <= facts.n_features \
+            and cost not in facts.length_like:
+        problems.append(("active.cost_feature", f"feature {cost} is not a document length (it has negative or "
+                         "non-integer values); set it to the dataset's length feature, or null for unit costs"))
+
+    seed = config["seed"]
+    ts = act["train_sizes"]
+    sized = active_on and "rf" in models["names"] and ts["sizes"]
+    for f in config["folds"]:
+        sizes = facts.query_sizes[f]
+        if sizes.size < 2:
+            problems.append(("folds", f"partition S{f} has {sizes.size} quer(ies); a training partition needs >= 2"))
+            continue
+        half = split_query_indices(sizes, train_pairs=None, seed=seed)[0]
+        cum = np.cumsum(sizes[half])
+        available = int(cum[-1])
+        where = f"the training half of partition S{f} (fold {f}) has {available:,} pairs in {half.size} queries"
+        if models_on and models["train_pairs"] is not None and models["train_pairs"] > available:
+            problems.append(("models.train_pairs", f"{models['train_pairs']:,} exceeds what {where}; "
+                             f"set it to at most {available}"))
+        if sized:
+            realized = {}
+            for key, n in [("active.train_sizes.base", ts["base"])] + [("active.train_sizes.sizes", n)
+                                                                      for n in ts["sizes"]]:
+                if n > available:
+                    problems.append((key, f"{n:,} exceeds what {where}; every larger size would get the same "
+                                          f"{available:,} pairs"))
+                    continue
+                got = int(cum[np.searchsorted(cum, n, side="left")])  # whole queries: at least n pairs
+                if got in realized:
+                    problems.append((key, f"{n:,} and {realized[got]:,} pairs give the same training set on "
+                                          f"S{f} ({got:,} pairs in whole queries); choose sizes further apart"))
+                realized.setdefault(got, n)
+        if active_on:
+            pool = facts.pool_queries(f)
+            for key, value in (("active.reference_budget", act["reference_budget"]),
+                               ("active.train_sizes.budget", ts["budget"] if sized else None)):
+                if value is not None and value >= pool:
+                    problems.append((key, f"{value:g} is at or above the labelling cost of fold {f}'s pool "
+                                          f"({pool:,} units: costs have mean 1 over its {pool:,} queries), where "
+                                          "every method labels the whole pool and nothing can be saved; choose "
+                                          f"one of active.budgets below {pool:,}"))
+    if risk["enabled"] and learn["enabled"] and learn["dataset"] is None:
+        n = sum(facts.n_queries(p) for p in facts.query_sizes)
+        need = 3 * (learn["n_folds"] + 1)
+        if n < need:
+            problems.append(("risk.learning.n_folds", f"the protocol needs >= 3 (n_folds + 1) = {need} queries, "
+                                                      f"the dataset has {n}"))
+    return sorted(set(problems), key=problems.index)

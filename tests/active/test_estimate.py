@@ -49,8 +49,75 @@ def test_weights_are_p_over_q():
 
 def test_exhausted_pool_returns_the_limit():
     q = np.array([0.5, 0.5, 0.0])
-    out = algorithm1(q, np.ones(3), 10.0, np.random.default_rng(0), values=np.array([1.0, 3.0, 100.0]))
-    assert out["exhausted"] and out["estimate"] == 2.0 and out["spent"] == 2.0
+    out = algorithm1(q, np.ones(3), 2.5, np.random.default_rng(0), values=np.array([1.0, 3.0, 100.0]))
+    assert out["exhausted"] and not out["whole_pool"] and out["estimate"] == 2.0 and out["spent"] == 2.0
+
+
+def test_a_budget_above_the_pool_cost_labels_the_whole_pool():
+    """Whole pool: every query (the undrawable one too) is labelled, the estimate is the truth."""
+    q = np.array([0.5, 0.5, 0.0])
+    values = np.array([1.0, 3.0, 100.0])
+    for budget in (3.0, 10.0):
+        out = algorithm1(q, np.ones(3), budget, Scripted([]), values=values)  # no draw is made
+        assert out["whole_pool"] and not out["capped"] and out["estimate"] == values.mean()
+        assert out["n"] == 3 and out["spent"] == 3.0
+    sim = simulate(q, np.ones(3), values, [1.0, 2.9, 3.0, 400.0], seed=0, stream=("w",), repetitions=range(5))
+    assert sim["whole_pool"][:, 2:].all() and not sim["whole_pool"][:, :2].any()
+    assert (sim["estimate"][:, 2:] == values.mean()).all() and (sim["spent"][:, 2:] == 3.0).all()
+    assert sim["exhausted"][:, 1].all() and (sim["estimate"][:, 1] == 2.0).all()
+
+
+def test_every_run_terminates_within_the_draw_cap_whatever_q_is():
+    """The case that hung the DAG: a pool cheaper than the largest budget and a drawable
+    query with q ~ 3e-19. Below the pool's cost a run could only stop by drawing that
+    query (~10^18 draws); the cap stops it, and eq. 6 is computed over the draws made."""
+    m = 240
+    g = np.random.default_rng(3)
+    costs = g.uniform(0.5, 1.5, m)
+    costs[7] = 2.0
+    costs /= costs.mean()
+    q = np.full(m, 1.0)
+    q[7] = 3e-19
+    q /= q.sum()
+    values = g.uniform(0, 2, m)
+    almost = 240.0 - costs[7] / 2          # everything but query 7 is affordable, query 7 is not
+    budgets = [10.0, 50.0, 100.0, almost, 300.0, 400.0]   # the pool costs 240
+    sim = simulate(q, costs, values, budgets, seed=1, stream=("cap",), repetitions=range(20), max_draws=5000)
+    assert sim["capped"][:, 3].all() and (sim["n"][:, 3] == 5000).all()
+    assert not sim["capped"][:, :3].any() and sim["whole_pool"][:, 4:].all()
+    labelled_mean = np.delete(values, 7).mean()
+    np.testing.assert_allclose(sim["estimate"][:, 3], labelled_mean, atol=0.05)  # free re-draws converge to it
+    ref = algorithm1(q, costs, almost, seeds.rng(1, "cap", 0), values=values, max_draws=5000)
+    assert ref["capped"] and ref["n"] == 5000 and ref["estimate"] == pytest.approx(sim["estimate"][0, 3], rel=1e-12)
+    # the default cap: 100 draws per pool query
+    sim = simulate(q, costs, values, [almost], seed=1, stream=("cap",), repetitions=range(2))
+    assert (sim["n"][:, 0] == 100 * m).all() and sim["capped"].all()
+
+
+def test_uniforms_are_drawn_in_bounded_chunks():
+    """A repetition never asks its generator for more than CHUNK uniforms at once."""
+    from evalrank.active import montecarlo
+
+    class Counting:
+        def __init__(self):
+            self.g, self.sizes = np.random.default_rng(0), []
+
+        def random(self, n):
+            self.sizes.append(n)
+            return self.g.random(n)
+
+    m = 50
+    q = np.full(m, 1.0)
+    q[0] = 1e-12
+    q /= q.sum()
+    counter = Counting()
+    real_rng = montecarlo.seeds.rng
+    montecarlo.seeds.rng = lambda *a: counter
+    try:
+        out = simulate(q, np.ones(m), np.ones(m), [49.5], seed=0, stream=(), repetitions=[0], max_draws=300_000)
+    finally:
+        montecarlo.seeds.rng = real_rng
+    assert out["capped"].all() and max(counter.sizes) <= montecarlo.CHUNK and sum(counter.sizes) >= 300_000
 
 
 def _model_pool(seed, nq=40):
@@ -107,15 +174,18 @@ def test_monte_carlo_equals_algorithm1_run_by_run():
     probs, offsets, order, costs = _model_pool(5)
     q = q_star(probs, offsets, order, "dcg", costs)
     values = np.random.default_rng(0).uniform(0, 3, size=len(costs))
-    budgets = np.array([2.0, 5.0, 9.5, 20.0, 60.0])
-    sim = simulate(q, costs, values, budgets, seed=9, stream=("t", "dcg"), repetitions=range(25))
-    assert sim["exhausted"][:, -1].any()
+    q[3] = 1e-7                       # a query the runs rarely draw: some reach the cap
+    q /= q.sum()
+    budgets = np.array([2.0, 5.0, 9.5, 20.0, 39.5, 60.0])   # the pool costs 40
+    sim = simulate(q, costs, values, budgets, seed=9, stream=("t", "dcg"), repetitions=range(25), max_draws=800)
+    assert sim["capped"][:, -2].any() and sim["whole_pool"][:, -1].all()
     for r in range(25):
         for j, b in enumerate(budgets):
-            ref = algorithm1(q, costs, b, seeds.rng(9, "t", "dcg", r), values=values)
+            ref = algorithm1(q, costs, b, seeds.rng(9, "t", "dcg", r), values=values, max_draws=800)
             assert sim["n"][r, j] == ref["n"]
             assert sim["spent"][r, j] == pytest.approx(ref["spent"], abs=1e-12)
-            assert sim["exhausted"][r, j] == ref["exhausted"]
+            for flag in ("exhausted", "capped", "whole_pool"):
+                assert sim[flag][r, j] == ref[flag]
             np.testing.assert_allclose(sim["estimate"][r, j], ref["estimate"], rtol=1e-12)
 
 
@@ -169,4 +239,8 @@ def test_bad_calls():
         simulate(q, np.ones(2), np.zeros(2), [5.0, 1.0], seed=0, stream=(), repetitions=range(2))
     with pytest.raises(ValueError, match="shard"):
         shard_range(10, 3, 3)
+    with pytest.raises(ValueError, match="must not exceed n_repetitions"):
+        shard_range(2, 0, 3)
+    with pytest.raises(ValueError, match="max_draws"):
+        simulate(q, np.ones(2), np.zeros(2), [1.0], seed=0, stream=(), repetitions=range(2), max_draws=0)
     assert draw_queries(np.array([0.0, 1.0, 0.0]), np.array([0.0, 0.5, 0.999999])).tolist() == [1, 1, 1]

@@ -5,10 +5,14 @@ from evalrank.active.experiments import experiments as _experiments
 ACT = config["active"]
 _TS = ACT["train_sizes"]
 SIZES = _TS["sizes"] if "rf" in MODELS else []
+# Fig. 3 centre/right's base RF: the fold's own rf when it has the base size (same split,
+# grid and seed: the same model), else an RF tuned on base pairs; the larger sizes reuse
+# its hyperparameters instead of searching the grid again
+SIZED_BASE = "rf" if _TS["base"] == config["models"]["train_pairs"] else f"rf_n{_TS['base']}"
 EXPERIMENTS = {
     e.name: e
     for e in _experiments(
-        MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"], sizes=SIZES
+        MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"], sizes=SIZES, base_model=SIZED_BASE
     )
 }
 SHARDS = list(range(ACT["shards"]))
@@ -18,7 +22,7 @@ def experiment_args(name):
     sizes = " ".join(map(str, SIZES))
     return (
         f"--experiment {name} --models {' '.join(MODELS)} --drop {ACT['index_update_drop']}"
-        f" --base-pairs {_TS['base']}" + (f" --sizes {sizes}" if SIZES else "")
+        f" --base-pairs {_TS['base']} --base-model {SIZED_BASE}" + (f" --sizes {sizes}" if SIZES else "")
     )
 
 
@@ -33,7 +37,8 @@ def active_outputs():
 
 rule split_sized:
     input:
-        f"{RESULTS}/data/S{{fold}}.npz",
+        partition=f"{RESULTS}/data/S{{fold}}.npz",
+        facts=data_checked,
     output:
         f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
     params:
@@ -47,7 +52,7 @@ rule split_sized:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank split --partition {input:q} --train-pairs {wildcards.n}"
+        "python -m evalrank split --partition {input.partition:q} --train-pairs {wildcards.n}"
         " --seed {params.seed} --train {output:q} 2> {log:q}"
 
 
@@ -55,12 +60,15 @@ rule train_sized:
     input:
         train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
+        tuned=lambda w: [] if int(w.n) == _TS["base"] else f"{RESULTS}/fold{w.fold}/models/{SIZED_BASE}.pkl",
     output:
         model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.tuning.csv",
     params:
         grid=json.dumps(config["models"]["grids"].get("rf", {}), sort_keys=True),
+        tuned=lambda w, input: f"--params-from {input.tuned}" if input.tuned else "",
         seed=config["seed"],
+        n_grades=DS["max_grade"] + 1,
     log:
         f"{LOGS}/train/fold{{fold}}_rf_n{{n}}.log",
     benchmark:
@@ -71,8 +79,8 @@ rule train_sized:
         runtime=120,
     shell:
         "python -m evalrank train --model rf --train {input.train:q} --vali {input.vali:q}"
-        " --grid {params.grid:q} --seed {params.seed} --threads {threads}"
-        " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
+        " --grid {params.grid:q} {params.tuned} --n-grades {params.n_grades} --seed {params.seed}"
+        " --threads {threads} --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
 
 rule active_setup:
@@ -89,7 +97,7 @@ rule active_setup:
             f"{m}={p}" for m, p in zip(EXPERIMENTS[w.experiment].models, input.preds)
         ),
         measures=" ".join(ACT["measures"]),
-        cost_feature=ACT["cost_feature"],
+        cost_feature="" if ACT["cost_feature"] is None else f"--cost-feature {ACT['cost_feature']}",
         max_grade=DS["max_grade"],
         seed=config["seed"],
     log:
@@ -102,7 +110,7 @@ rule active_setup:
         runtime=30,
     shell:
         "python -m evalrank active-setup {params.exp} --predictions {params.preds}"
-        " --pool {input.pool:q} --cost-feature {params.cost_feature} --measures {params.measures}"
+        " --pool {input.pool:q} {params.cost_feature} --measures {params.measures}"
         " --max-grade {params.max_grade} --seed {params.seed} --fold {wildcards.fold}"
         " --output {output:q} 2> {log:q}"
 

@@ -1,7 +1,9 @@
 # Paths, wildcards and small helpers shared by every stage.
 from pathlib import Path
 
+from evalrank.config import ConfigError, data_problems
 from evalrank.data.datasets import get_spec, missing_files, partition_file
+from evalrank.data.facts import read_facts, synthetic_facts
 
 RESULTS = f"results/{config['name']}"
 LOGS = f"{RESULTS}/logs"
@@ -59,3 +61,43 @@ def _config_file(path):
     runs with --directory elsewhere)."""
     p = Path(path)
     return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)
+
+
+# -- data-tied config checks (evalrank.config.data_problems), before any expensive job --------
+FACTS_FILE = f"{RESULTS}/data/facts.json"
+
+
+def check_data_config(facts):
+    problems = data_problems(config, facts)
+    if problems:
+        raise WorkflowError(f"the configuration does not fit the dataset ({facts.source}):\n{ConfigError(problems)}")
+
+
+def _fresh_facts():
+    """The facts file of an earlier run if it is newer than every partition it describes."""
+    facts = Path(FACTS_FILE)
+    if not facts.exists():
+        return None
+    parts = [Path(f"{RESULTS}/data/S{p}.npz") for p in PARTITIONS] + [Path(partition_txt(p)) for p in PARTITIONS]
+    if not all(p.exists() for p in parts[: len(PARTITIONS)]):
+        return None
+    newest = max(p.stat().st_mtime for p in parts if p.exists())
+    return read_facts(facts) if facts.stat().st_mtime >= newest else None
+
+
+if SPEC.kind == "synthetic":
+    # the generator's settings determine the facts: check now, while the DAG is built
+    check_data_config(synthetic_facts(config))
+elif (_known := _fresh_facts()) is not None:
+    check_data_config(_known)
+
+
+def data_checked(wildcards):
+    """Input of the rules that start expensive branches (splits, NDCG and risk training):
+    nothing for the synthetic dataset (checked above); otherwise the data_facts
+    checkpoint's file, once the config passed the checks against it."""
+    if SPEC.kind == "synthetic":
+        return []
+    path = checkpoints.data_facts.get().output[0]
+    check_data_config(read_facts(path))
+    return path

@@ -80,6 +80,23 @@ rule parse_partition:
         " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
 
 
+checkpoint data_facts:
+    input:
+        expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),
+    output:
+        FACTS_FILE,
+    log:
+        f"{LOGS}/data_facts.log",
+    benchmark:
+        f"{BENCH}/data_facts.tsv"
+    threads: 1
+    resources:
+        mem_mb=lambda w, input: max(1000, int(3 * input.size_mb / len(PARTITIONS)) + 500),
+        runtime=10,
+    shell:
+        "python -m evalrank data-facts --partitions {input:q} --output {output:q} 2> {log:q}"
+
+
 rule describe:
     input:
         expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),

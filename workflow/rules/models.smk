@@ -5,12 +5,13 @@ import json
 
 rule split_training:
     input:
-        f"{RESULTS}/data/S{{fold}}.npz",
+        partition=f"{RESULTS}/data/S{{fold}}.npz",
+        facts=data_checked,
     output:
         train=f"{RESULTS}/fold{{fold}}/train.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
     params:
-        train_pairs=config["models"]["train_pairs"],
+        train_pairs=f"--train-pairs {config['models']['train_pairs']}" if config["models"]["train_pairs"] else "",
         seed=config["seed"],
     log:
         f"{LOGS}/split/fold{{fold}}.log",
@@ -21,7 +22,7 @@ rule split_training:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank split --partition {input:q} --train-pairs {params.train_pairs}"
+        "python -m evalrank split --partition {input.partition:q} {params.train_pairs}"
         " --seed {params.seed} --train {output.train:q} --vali {output.vali:q} 2> {log:q}"
 
 
@@ -37,6 +38,7 @@ rule train_model:
     params:
         grid=lambda w: json.dumps(config["models"]["grids"].get(w.model, {}), sort_keys=True),
         seed=config["seed"],
+        n_grades=DS["max_grade"] + 1,
     log:
         f"{LOGS}/train/fold{{fold}}_{{model}}.log",
     benchmark:
@@ -47,7 +49,7 @@ rule train_model:
         runtime=120,
     shell:
         "python -m evalrank train --model {wildcards.model} --train {input.train:q} --vali {input.vali:q}"
-        " --grid {params.grid:q} --seed {params.seed} --threads {threads}"
+        " --grid {params.grid:q} --n-grades {params.n_grades} --seed {params.seed} --threads {threads}"
         " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
 
@@ -61,12 +63,12 @@ rule predict_pool:
         f"{LOGS}/predict/fold{{fold}}_{{model}}.log",
     benchmark:
         f"{BENCH}/predict/fold{{fold}}_{{model}}.tsv"
-    threads: 1
+    threads: config["models"]["threads"]
     resources:
         mem_mb=8000,
         runtime=60,
     shell:
-        "python -m evalrank predict --model-file {input.model:q} --pool {input.pool:q}"
+        "python -m evalrank predict --model-file {input.model:q} --pool {input.pool:q} --threads {threads}"
         " --output {output:q} 2> {log:q}"
 
 

@@ -18,6 +18,24 @@ Two labelling modes (Sec. 4, after Algorithm 1):
 ``stochastic``     every draw is labelled afresh, ``y_j ~ p(y | x_j)``, and costs ``lambda(x_j)``;
                    the loop of Algorithm 1 verbatim.
 
+Termination (deterministic mode). Free look-ups can make Algorithm 1 draw for
+ever: once most of a small pool is labelled, the loop only stops when it draws
+an unlabelled query it cannot afford, and a query with ``q(x) = 3e-19`` is
+drawn after ~10^18 draws. Three rules bound every run, whatever ``q`` is:
+
+* **whole pool** -- a budget at or above the cost of the whole pool
+  (``sum_x lambda(x)``, every query, drawable or not) labels every query; the
+  estimate is then the pool's exact mean (the truth, error 0), ``n`` the pool
+  size and ``spent`` the pool's cost. No draw is made.
+* **exhausted** -- every query with ``q > 0`` is labelled before the budget ran
+  out: further draws are free and eq. 6 converges to the plain mean over those
+  queries, which is returned (the limit of the loop).
+* **draw cap** -- at most ``max_draws`` draws (default :func:`default_max_draws`,
+  100 per pool query, at least 10,000); a run that reaches it stops there and
+  returns eq. 6 over its draws (``capped``). The cap is a stopping rule that
+  does not look at the labels, so eq. 6 stays consistent; on the paper's pools
+  (budgets far below the pool's cost) no run comes near it.
+
 This module is the readable reference (one run at a time);
 :mod:`evalrank.active.montecarlo` runs thousands of deterministic-mode runs
 over a budget grid in one vectorized pass and is tested against it.
@@ -30,9 +48,23 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["MODES", "draw_queries", "query_cdf", "draws_from_cdf", "check_sampling", "algorithm1",
-           "weighted_estimates"]
+           "weighted_estimates", "default_max_draws"]
 
 MODES = ("deterministic", "stochastic")
+
+
+def default_max_draws(n_queries: int) -> int:
+    """The default draw cap of one run: 100 draws per pool query, at least 10,000."""
+    return max(10_000, 100 * int(n_queries))
+
+
+def check_max_draws(max_draws, n_queries: int) -> int:
+    """``max_draws`` as an int (None: :func:`default_max_draws`)."""
+    if max_draws is None:
+        return default_max_draws(n_queries)
+    if isinstance(max_draws, bool) or not isinstance(max_draws, (int, np.integer)) or max_draws < 1:
+        raise ValueError(f"max_draws must be a positive integer or None, got {max_draws!r}")
+    return int(max_draws)
 
 
 def check_sampling(q, costs, budget=None):
@@ -95,7 +127,8 @@ def weighted_estimates(q, queries, losses) -> tuple[float, float]:
 
 def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
                sample_loss: Callable[[int, np.random.Generator], float] | None = None,
-               label_rng: np.random.Generator | None = None, mode: str = "deterministic") -> dict:
+               label_rng: np.random.Generator | None = None, mode: str = "deterministic",
+               max_draws: int | None = None) -> dict:
     """One run of Algorithm 1.
 
     Parameters
@@ -111,12 +144,16 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
     label_rng : generator handed to ``sample_loss`` (kept apart from ``rng`` so the
         query sequence does not depend on the labels).
     mode : "deterministic" or "stochastic".
+    max_draws : deterministic mode: the draw cap (None: :func:`default_max_draws`).
 
     Returns a dict: ``estimate`` (eq. 6), ``importance`` (plain weighted mean),
     ``n`` (draws used), ``spent`` (labelling cost actually paid), ``queries`` (drawn
-    indices), ``losses`` (their losses), ``exhausted`` (deterministic mode: every
-    query with ``q > 0`` was labelled before the budget ran out; the estimate is
-    then the limit of further free draws, the plain mean of their losses).
+    indices), ``losses`` (their losses), and for the deterministic mode's
+    termination rules (module docstring) ``whole_pool`` (the budget covered the
+    whole pool: estimate = the exact pool mean, ``n`` = pool size, no draw),
+    ``exhausted`` (every query with ``q > 0`` was labelled before the budget ran
+    out; the estimate is the limit of further free draws, the plain mean of
+    their losses) and ``capped`` (stopped by ``max_draws``).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
@@ -132,22 +169,35 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
             raise ValueError(f"values must have shape {q.shape}, got {values.shape}")
     elif sample_loss is None or not callable(sample_loss):
         raise ValueError("mode='stochastic' needs sample_loss(query, label_rng)")
+    deterministic = mode == "deterministic"
+    cap = check_max_draws(max_draws, q.size) if deterministic else None
+    if deterministic and budget >= costs.sum():
+        # the budget covers the whole pool: every query is labelled once and the
+        # estimate is the pool's exact mean (module docstring, "whole pool")
+        mean = float(values.mean())
+        return {"estimate": mean, "importance": mean, "n": q.size, "spent": float(costs.sum()),
+                "queries": np.arange(q.size, dtype=np.int64), "losses": values.copy(),
+                "whole_pool": True, "exhausted": False, "capped": False}
     seen = np.zeros(q.size, dtype=bool)
     unseen = int(np.count_nonzero(q > 0))
     cdf = query_cdf(q)
     spent = 0.0
     queries, losses = [], []
-    while not (mode == "deterministic" and unseen == 0):
+    capped = False
+    while not (deterministic and unseen == 0):
+        if deterministic and len(queries) == cap:
+            capped = True
+            break
         x = int(draws_from_cdf(cdf, rng.random(1))[0])
-        extra = 0.0 if (mode == "deterministic" and seen[x]) else costs[x]
+        extra = 0.0 if (deterministic and seen[x]) else costs[x]
         if spent + extra > budget:
             break
         spent += extra
         unseen -= int(not seen[x])
         seen[x] = True
         queries.append(x)
-        losses.append(values[x] if mode == "deterministic" else float(sample_loss(x, label_rng)))
-    exhausted = mode == "deterministic" and unseen == 0
+        losses.append(values[x] if deterministic else float(sample_loss(x, label_rng)))
+    exhausted = deterministic and unseen == 0
     if exhausted:
         # every drawable query is labelled: further draws cost nothing and the
         # estimate converges to the weighted mean over them, which is returned
@@ -155,4 +205,5 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
     else:
         est, imp = weighted_estimates(q, queries, losses)
     return {"estimate": est, "importance": imp, "n": len(queries), "spent": spent,
-            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses), "exhausted": exhausted}
+            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses),
+            "whole_pool": False, "exhausted": exhausted, "capped": capped}

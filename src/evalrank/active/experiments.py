@@ -67,11 +67,14 @@ class Experiment:
         return [self.a] + ([self.b] if self.b and self.b != self.a else [])
 
 
-def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None, sizes=()) -> list[Experiment]:
+def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None, sizes=(),
+                base_model: str | None = None) -> list[Experiment]:
     """The paper's experiments that the trained models allow, in figure order.
 
     ``sizes`` (with ``base_pairs``) add Fig. 3 centre/right: an RF trained on
-    ``base_pairs`` pairs (prediction name ``rf_n{base}``) against RFs trained on each size.
+    ``base_pairs`` pairs (prediction name ``base_model``, default ``rf_n{base}``;
+    the workflow passes ``rf`` when the model stage's RF has that size) against
+    RFs trained on each size (``rf_n{size}``).
     """
     have = set(model_names)
     out = []
@@ -86,9 +89,9 @@ def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None
     if sizes:
         if base_pairs is None:
             raise ValueError("base_pairs is required with sizes")
+        base = base_model or f"rf_n{int(base_pairs)}"
         for n in sizes:
-            out.append(Experiment(f"fig3_train_size_{int(n)}", "compare", f"rf_n{int(n)}", f"rf_n{int(base_pairs)}",
-                                  train_pairs=int(n)))
+            out.append(Experiment(f"fig3_train_size_{int(n)}", "compare", f"rf_n{int(n)}", base, train_pairs=int(n)))
     return out
 
 
@@ -128,7 +131,8 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
 
     ``preds[name]`` holds ``scores``, ``probs``, ``labels``, ``offsets``, ``qids`` of the
     pool (as written by ``python -m evalrank predict``); ``lengths`` are the pool
-    documents' lengths in the same row order. Returns a flat dict of arrays
+    documents' lengths in the same row order, or None for unit costs (every query
+    costs 1: datasets without a length feature). Returns a flat dict of arrays
     (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>``: time of all q* of measure m).
     """
     pa = preds[exp.a]
@@ -139,7 +143,8 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
                 and np.array_equal(p["labels"], labels)):
             raise ValueError(f"predictions of {name!r} and {exp.a!r} are not over the same pool")
     order_a = rank_order(pa["scores"], offsets)
-    out = {"costs": query_costs(lengths, offsets)}  # union of both rankings = the pool's documents
+    # union of both rankings = the pool's documents
+    out = {"costs": np.ones(len(offsets) - 1) if lengths is None else query_costs(lengths, offsets)}
     if exp.kind == "estimate":
         probs = pa["probs"]
     else:

@@ -6,6 +6,11 @@ cost would exceed ``Lambda``, so a larger budget only continues the same
 sequence). Deterministic labelling mode (the dataset experiments of Sawade et
 al. Sec. 5): repeated queries are looked up for free.
 
+Every run terminates and the work is bounded whatever ``q`` looks like: the
+termination rules of :mod:`evalrank.active.estimate` (whole pool, exhausted,
+draw cap) apply per budget, and a repetition consumes its uniforms in chunks
+of at most :data:`CHUNK` draws (memory does not grow with the number of draws).
+
 Repetition ``r`` draws its uniforms from ``seeds.rng(seed, *stream, r)``, its own
 ``SeedSequence`` stream, so a repetition's result does not depend on which
 shard, process or core ran it; shards are just ranges of repetition numbers
@@ -20,28 +25,64 @@ import numba
 import numpy as np
 
 from evalrank import seeds
-from evalrank.active.estimate import check_sampling, draws_from_cdf, query_cdf
+from evalrank.active.estimate import check_max_draws, check_sampling, draws_from_cdf, query_cdf
 
-__all__ = ["simulate", "shard_range"]
+__all__ = ["simulate", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED", "STOP_CAPPED", "STOP_WHOLE_POOL"]
+
+#: Most uniforms drawn at once per repetition (bounds memory).
+CHUNK = 1 << 16
+#: Why a (repetition, budget) stopped: the next new query would exceed the budget ...
+STOP_BUDGET = 0
+#: ... every drawable query was labelled (the estimate is their mean, the loop's limit) ...
+STOP_EXHAUSTED = 1
+#: ... the draw cap was reached ...
+STOP_CAPPED = 2
+#: ... the budget covers the whole pool (no draw; the estimate is the exact pool mean).
+STOP_WHOLE_POOL = 3
 
 
 @numba.njit(cache=True)
-def _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, tag, est, imp, n_used, spent_out, exhausted):
-    """Process one repetition's draw sequence; fills row outputs per budget.
+def _run(draws, costs, w, wv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
+         est, imp, n_used, spent_out, stop):
+    """Continue one repetition with the next chunk of draws; fills row outputs per budget.
 
-    Returns True when every budget was settled, False when the sequence ran out first.
+    ``fstate`` = (spent, sum w, sum w v) and ``istate`` = (next budget, draws used,
+    drawable queries not yet labelled) carry the run across chunks. Returns True when
+    every budget is settled, False when the chunk ran out first.
     """
     nb = budgets.shape[0]
-    b = 0
-    spent = 0.0
-    sw = 0.0
-    swv = 0.0
-    n = 0
-    unseen = n_drawable
-    for j in range(draws.shape[0]):
-        if unseen == 0:
+    spent, sw, swv = fstate[0], fstate[1], fstate[2]
+    b, n, unseen = istate[0], istate[1], istate[2]
+    done = False
+    j = 0
+    while True:
+        if b == nb:
+            done = True
+            break
+        if unseen == 0 or n >= max_draws:
+            # every drawable query is labelled (further draws are free and the
+            # estimate converges to their mean), or the draw cap is reached
+            code = STOP_EXHAUSTED if unseen == 0 else STOP_CAPPED
+            while b < nb:
+                if code == STOP_EXHAUSTED:
+                    est[b] = drawable_mean
+                    imp[b] = drawable_mean
+                elif n > 0:
+                    est[b] = swv / sw
+                    imp[b] = swv / n
+                else:
+                    est[b] = np.nan
+                    imp[b] = np.nan
+                n_used[b] = n
+                spent_out[b] = spent
+                stop[b] = code
+                b += 1
+            done = True
+            break
+        if j == draws.shape[0]:
             break
         x = draws[j]
+        j += 1
         new = stamp[x] != tag
         c = costs[x] if new else 0.0
         while b < nb and spent + c > budgets[b]:
@@ -53,10 +94,11 @@ def _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, tag, es
                 imp[b] = np.nan
             n_used[b] = n
             spent_out[b] = spent
-            exhausted[b] = False
+            stop[b] = STOP_BUDGET
             b += 1
         if b == nb:
-            return True
+            done = True
+            break
         spent += c
         if new:
             stamp[x] = tag
@@ -64,18 +106,9 @@ def _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, tag, es
         n += 1
         sw += w[x]
         swv += wv[x]
-    if unseen > 0:
-        return False
-    # every drawable query is labelled: further draws are free and the estimate
-    # converges to the mean over them (as evalrank.active.estimate.algorithm1)
-    while b < nb:
-        est[b] = drawable_mean
-        imp[b] = drawable_mean
-        n_used[b] = n
-        spent_out[b] = spent
-        exhausted[b] = True
-        b += 1
-    return True
+    fstate[0], fstate[1], fstate[2] = spent, sw, swv
+    istate[0], istate[1], istate[2] = b, n, unseen
+    return done
 
 
 def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
@@ -85,6 +118,9 @@ def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
             raise TypeError(f"{name} must be an integer, got {v!r}")
     if n_repetitions < 1 or n_shards < 1:
         raise ValueError("n_repetitions and n_shards must be >= 1")
+    if n_shards > n_repetitions:
+        raise ValueError(f"n_shards ({n_shards}) must not exceed n_repetitions ({n_repetitions}): "
+                         "a shard would be empty")
     if not 0 <= shard < n_shards:
         raise ValueError(f"shard must be in 0..{n_shards - 1}, got {shard}")
     lo = shard * n_repetitions // n_shards
@@ -92,7 +128,7 @@ def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
     return range(lo, hi)
 
 
-def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions) -> dict:
+def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions, max_draws: int | None = None) -> dict:
     """Run Algorithm 1 (deterministic labelling) for every repetition and budget.
 
     Parameters
@@ -103,10 +139,13 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
     budgets : increasing budgets ``Lambda``; the smallest must cover the cheapest drawable query.
     seed, stream : repetition ``r`` uses ``seeds.rng(seed, *stream, r)``.
     repetitions : iterable of repetition numbers (e.g. :func:`shard_range`).
+    max_draws : the draw cap of one run (None: :func:`evalrank.active.estimate.default_max_draws`).
 
     Returns a dict of arrays of shape (n_repetitions, n_budgets): ``estimate``
-    (eq. 6), ``importance``, ``n`` (draws), ``spent``, ``exhausted``; and
-    ``repetition`` (n_repetitions,).
+    (eq. 6), ``importance``, ``n`` (draws), ``spent``, ``stop`` (why the run
+    stopped at that budget: :data:`STOP_BUDGET`, :data:`STOP_EXHAUSTED`,
+    :data:`STOP_CAPPED`, :data:`STOP_WHOLE_POOL`) and its booleans ``exhausted``,
+    ``capped``, ``whole_pool``; and ``repetition`` (n_repetitions,).
     """
     budgets = np.asarray(budgets, dtype=np.float64)
     if budgets.ndim != 1 or budgets.size == 0 or np.any(np.diff(budgets) <= 0):
@@ -117,6 +156,7 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         raise ValueError(f"values must have shape {q.shape} (one per pool query), got {values.shape}")
     if not np.all(np.isfinite(values)):
         raise ValueError("values must be finite")
+    cap = check_max_draws(max_draws, q.size)
     reps = np.asarray(list(repetitions), dtype=np.int64)
     m = q.size
     drawable = q > 0
@@ -124,29 +164,37 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         w = np.where(drawable, 1.0 / (m * q), 0.0)
     wv = w * values
     drawable_mean = float(values[drawable].mean())
-    n_drawable = int(drawable.sum())
-    # expected draws to spend the largest budget if no query repeated, with headroom
-    mean_cost = float(np.dot(q, costs))
-    first = int(min(2 * budgets[-1] / mean_cost + 64, 1 << 22))
-
+    # budgets at or above the pool's cost label the whole pool, without a draw
+    partial = budgets < costs.sum()
+    nb = int(partial.sum())
     R, B = reps.size, budgets.size
     out = {
         "estimate": np.empty((R, B)), "importance": np.empty((R, B)),
         "n": np.empty((R, B), dtype=np.int64), "spent": np.empty((R, B)),
-        "exhausted": np.empty((R, B), dtype=np.bool_), "repetition": reps,
+        "stop": np.empty((R, B), dtype=np.int8), "repetition": reps,
     }
-    stamp = np.full(m, -1, dtype=np.int64)
-    cdf = query_cdf(q)
-    for i, r in enumerate(reps):
-        gen = seeds.rng(seed, *stream, int(r))
-        u = gen.random(first)
-        while True:
-            draws = draws_from_cdf(cdf, u)
-            done = _run(draws, costs, w, wv, drawable_mean, n_drawable, budgets, stamp, np.int64(i),
-                        out["estimate"][i], out["importance"][i], out["n"][i], out["spent"][i], out["exhausted"][i])
-            if done:
-                break
-            # the sequence ran out before the largest budget: continue the same stream
-            u = np.concatenate([u, gen.random(u.size)])
-            stamp[:] = -1
+    out["estimate"][:, nb:] = out["importance"][:, nb:] = values.mean()
+    out["n"][:, nb:] = m
+    out["spent"][:, nb:] = costs.sum()
+    out["stop"][:, nb:] = STOP_WHOLE_POOL
+    if nb:
+        # first chunk: the draws that spend the largest partial budget if no query
+        # repeated, with headroom; later chunks continue the same stream
+        mean_cost = float(np.dot(q, costs))
+        first = int(min(2 * budgets[nb - 1] / mean_cost + 64, CHUNK))
+        stamp = np.full(m, -1, dtype=np.int64)
+        cdf = query_cdf(q)
+        run_budgets = np.ascontiguousarray(budgets[:nb])
+        for i, r in enumerate(reps):
+            gen = seeds.rng(seed, *stream, int(r))
+            fstate = np.zeros(3)
+            istate = np.array([0, 0, int(drawable.sum())], dtype=np.int64)
+            size = first
+            while not _run(draws_from_cdf(cdf, gen.random(size)), costs, w, wv, drawable_mean, run_budgets, cap,
+                           stamp, np.int64(i), fstate, istate, out["estimate"][i, :nb], out["importance"][i, :nb],
+                           out["n"][i, :nb], out["spent"][i, :nb], out["stop"][i, :nb]):
+                size = CHUNK
+    out["exhausted"] = out["stop"] == STOP_EXHAUSTED
+    out["capped"] = out["stop"] == STOP_CAPPED
+    out["whole_pool"] = out["stop"] == STOP_WHOLE_POOL
     return out

@@ -9,6 +9,7 @@ import numpy as np
 
 from evalrank import io
 from evalrank.active.experiments import PAPER_SAVINGS, errors, savings_row
+from evalrank.active.montecarlo import STOP_CAPPED, STOP_WHOLE_POOL
 from evalrank.active.sampling import METHODS
 
 __all__ = ["summarize", "savings_table"]
@@ -23,8 +24,12 @@ def summarize(setup_paths, shard_paths):
     Returns ``(curves, costs)``: a DataFrame with one row per (experiment, measure,
     method, budget) -- ``metric``, ``mean_error``, ``se`` (standard error over all
     runs of all folds), ``n_runs``, ``n_undefined`` (runs that labelled nothing;
-    left out of the mean), ``mean_queries``, ``mean_spent``, ``truth`` (mean over
-    folds), ``train_pairs`` -- and the query costs of every fold's pool (for Fig. 1 left).
+    left out of the mean), ``mean_queries``, ``mean_spent``, ``n_whole_pool`` (runs
+    whose budget covered the whole pool: every query labelled, error 0),
+    ``n_capped`` (runs stopped by the draw cap), ``pool_cost`` (the pool's
+    labelling cost, mean over folds), ``truth`` (mean over folds), ``train_pairs``
+    -- and the query costs of every fold's pool (for Fig. 1 left). Shards written
+    before the stop codes existed count as neither whole-pool nor capped.
     Checks that the shards of each (experiment, fold) cover every repetition once.
     """
     import pandas as pd
@@ -60,7 +65,8 @@ def summarize(setup_paths, shard_paths):
             truth = float(s[f"truth_{m}"])
             for method in METHODS:
                 err = errors(sh[f"estimate_{m}_{method}"], truth, smeta["metric"])
-                acc[(key[0], m, method)].append((err, sh[f"n_{m}_{method}"], sh[f"spent_{m}_{method}"], truth))
+                stop = sh.get(f"stop_{m}_{method}", np.zeros(err.shape, dtype=np.int8))
+                acc[(key[0], m, method)].append((err, sh[f"n_{m}_{method}"], sh[f"spent_{m}_{method}"], stop))
                 truths[(key[0], m)][key[1]] = truth
     for key, parts in covered.items():
         reps = np.sort(np.concatenate([r for r, _ in parts]))
@@ -79,7 +85,9 @@ def summarize(setup_paths, shard_paths):
                 err = np.concatenate([p[0] for p in parts])
                 nq = np.concatenate([p[1] for p in parts])
                 spent = np.concatenate([p[2] for p in parts])
+                stop = np.concatenate([p[3] for p in parts])
                 truth = float(np.mean(list(truths[(exp, m)].values())))  # mean over folds
+                pool_cost = float(np.mean([float(s["costs"].sum()) for (e, _), (_, s) in setups.items() if e == exp]))
                 for j, b in enumerate(budgets):
                     e = err[:, j]
                     ok = ~np.isnan(e)
@@ -91,6 +99,9 @@ def summarize(setup_paths, shard_paths):
                         "se": float(e[ok].std(ddof=1) / np.sqrt(k)) if k > 1 else float("nan"),
                         "n_runs": k, "n_undefined": int(e.size - k),
                         "mean_queries": float(nq[:, j].mean()), "mean_spent": float(spent[:, j].mean()),
+                        "n_whole_pool": int((stop[:, j] == STOP_WHOLE_POOL).sum()),
+                        "n_capped": int((stop[:, j] == STOP_CAPPED).sum()),
+                        "pool_cost": pool_cost,
                         "truth": truth,
                         "train_pairs": meta0.get("train_pairs"),
                     })

@@ -55,6 +55,7 @@ from evalrank.data.collection import Collection, segment_ids
 __all__ = [
     "generate",
     "synthesize",
+    "partition_query_sizes",
     "FEATURE_NAMES",
     "STREAMS",
     "LENGTH_COLUMNS",
@@ -132,6 +133,7 @@ _SPAM_LOGIT = -2.2  # ~12% spam pages
 _SPAM_PENALTY = 3.0
 _PERFECT_BONUS = 4.0
 _NOISE_DF = 2.5  # Student-t observation noise: outliers, as raw web features have
+_SIGMA_DOCS = 0.65  # log-sd of the documents per query (the lognormal part)
 
 
 def _query_sizes(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs):
@@ -146,6 +148,15 @@ def _query_sizes(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs):
     main = np.rint(np.exp(rng.normal(mu, sigma_docs, size=n_queries)))
     sizes = np.where(small, np.minimum(small_sizes, max_docs), np.clip(main, 1, max_docs))
     return sizes.astype(np.int64)
+
+
+def partition_query_sizes(n_queries: int, *, seed: int, partition: int, mean_docs: float = 120.0,
+                          sigma_docs: float = _SIGMA_DOCS, p_small: float = 0.06, max_docs: int = 1251) -> np.ndarray:
+    """Documents per query of partition ``partition`` exactly as :func:`generate` makes
+    them, without generating anything else (the sizes are the first draws of the
+    partition's stream)."""
+    return _query_sizes(seeds.rng(seed, "synthetic", int(partition)), int(n_queries), mean_docs, sigma_docs,
+                        p_small, max_docs)
 
 
 def _latent_docs(rng, intent):
@@ -254,7 +265,7 @@ def generate(
     partition: int = 1,
     n_features: int = _MSLR_N_FEATURES,
     mean_docs: float = 120.0,
-    sigma_docs: float = 0.65,
+    sigma_docs: float = _SIGMA_DOCS,
     p_small: float = 0.06,
     max_docs: int = 1251,
     grade_marginals=DEFAULT_GRADE_MARGINALS,

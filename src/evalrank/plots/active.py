@@ -304,15 +304,43 @@ def plot_error_curves(curves, experiments, measure: str, path, *, titles=None, c
                 _draw_method(ax, dm["budget"].to_numpy(dtype=np.float64), dm["mean_error"].to_numpy(dtype=np.float64),
                              dm["se"].to_numpy(dtype=np.float64), styles[method])
             _budget_axis(ax, log)
+            _shade_whole_pool(ax, rows)
             ax.set_ylim(bottom=0)
             ax.set_ylabel(_metric_label(metric, measure))
             ax.set_title(title)
         handles = [_legend_handle(styles[m]) for m in methods]
-        fig.legend(handles, [styles[m]["label"] for m in methods], loc="outside lower center",
-                   ncols=len(methods) if n > 1 else min(len(methods), 2))
+        labels = [styles[m]["label"] for m in methods]
+        if any(_whole_pool_from(rows) is not None for rows, _ in panels):
+            from matplotlib.patches import Patch
+
+            handles.append(Patch(color=_WHOLE_POOL_COLOR))
+            labels.append("budget covers the whole pool (error 0)")
+        fig.legend(handles, labels, loc="outside lower center",
+                   ncols=len(labels) if n > 1 else min(len(labels), 2))
         if suptitle:
             fig.suptitle(suptitle)
         return save_figure(fig, path)
+
+
+_WHOLE_POOL_COLOR = "0.9"
+
+
+def _whole_pool_from(rows):
+    """The smallest budget that labels the whole pool (``pool_cost`` column), or None
+    when every budget of the panel is below the pool's cost or the column is absent."""
+    if "pool_cost" not in rows.columns:
+        return None
+    cost = float(rows["pool_cost"].max())
+    budgets = rows["budget"].to_numpy(dtype=np.float64)
+    return cost if np.isfinite(cost) and (budgets >= cost).any() else None
+
+
+def _shade_whole_pool(ax, rows):
+    """Grey band from the pool's cost on: every method labels every query there."""
+    cost = _whole_pool_from(rows)
+    if cost is not None:
+        ax.axvspan(cost, float(rows["budget"].max()) * 1.05, color=_WHOLE_POOL_COLOR, zorder=0, lw=0)
+    return cost
 
 
 def _legend_handle(st):
