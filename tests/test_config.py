@@ -77,6 +77,8 @@ def test_shipped_configs_validate(path):
         ({"active": {"shards": 9, "repetitions": 8}}, "active.shards", "exceeds active.repetitions"),
         ({"active": {"cost_feature": 140}}, "active.cost_feature", "exceeds dataset.n_features = 136"),
         ({"clicks": {"fold": 3}}, "clicks.fold", "fold 3 is not in folds [1]"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"feature_norm": "query"}}},
+         "active.cost_feature", "no feature is a document length"),
         ({"risk": {"population": {"fold": 2, "test_partition": 5}}}, "risk.population.fold", "not in folds [1]"),
     ],
 )

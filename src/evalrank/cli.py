@@ -38,6 +38,9 @@ def cmd_synthesize(a):
         n_features=a.n_features,
         p_small=a.p_small,
         max_docs=a.max_docs,
+        feature_norm=a.feature_norm,
+        layout=a.layout,
+        threads=a.threads,
         **({"grade_marginals": tuple(a.grade_marginals)} if a.grade_marginals else {}),
     )
     _log(f"wrote synthetic LETOR layout under {a.root}")
@@ -641,6 +644,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--p-small", type=float, default=0.06)
     s.add_argument("--max-docs", type=int, default=1251)
     s.add_argument("--grade-marginals", type=float, nargs="+", help="share of grades 0..max_grade")
+    s.add_argument("--feature-norm", choices=["none", "query"], default="none",
+                   help="query: min-max scale every feature within each query, as LETOR 4.0's QueryLevelNorm")
+    s.add_argument("--layout", choices=["mslr", "partitions"], default="mslr",
+                   help="mslr: Fold1..5/{train,vali,test}.txt; partitions: only the test.txt files (each "
+                        "partition once, what the workflow reads)")
+    s.add_argument("--threads", type=int, default=1, help="threads formatting the text")
     s.set_defaults(func=cmd_synthesize)
 
     s = sub.add_parser("download", help="download (resumable, checksummed) and extract a registered dataset")

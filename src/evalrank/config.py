@@ -111,6 +111,9 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     if marg is not None and ds.get("max_grade") is not None and len(marg) != ds["max_grade"] + 1:
         problems.append(("dataset.synthetic.grade_marginals",
                          f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
+    if ds.get("kind") == "synthetic" and marg is None and ds.get("max_grade", 4) != 4:
+        problems.append(("dataset.synthetic.grade_marginals", f"is needed for max_grade {ds['max_grade']} (the "
+                         "default shares are MSLR's five grades 0..4)"))
     act = config.get("active", {})
     if act.get("enabled", True) and not config.get("models", {}).get("enabled", True):
         problems.append(("active.enabled", "the active stage needs the models stage (models.enabled: true)"))
@@ -163,6 +166,10 @@ def _active_checks(act: dict, config: dict) -> list[tuple[str, str]]:
     if cost is not None and n_feat and cost > n_feat:
         problems.append(("active.cost_feature", f"feature {cost} exceeds dataset.n_features = {n_feat}; "
                          "set it to the dataset's document-length feature, or null for unit costs"))
+    ds = config.get("dataset", {})
+    if cost is not None and ds.get("kind") == "synthetic" and ds.get("synthetic", {}).get("feature_norm") == "query":
+        problems.append(("active.cost_feature", "dataset.synthetic.feature_norm: query scales every feature within "
+                         "its query, so no feature is a document length; set active.cost_feature to null (unit costs)"))
     return problems
 
 

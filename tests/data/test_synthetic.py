@@ -142,10 +142,9 @@ def test_generation_is_vectorised():
 
 # -- MSLR folder layout -------------------------------------------------------------
 def test_synthesize_writes_mslr_rotation(tmp_path):
-    parts = synthetic.synthesize(tmp_path, n_queries_per_partition=6, seed=4, mean_docs=15)
-    assert sorted(parts) == [1, 2, 3, 4, 5]
-    for k, p in parts.items():
-        assert _same(p, synthetic.generate(6, seed=4, partition=k, mean_docs=15))
+    written = synthetic.synthesize(tmp_path, n_queries_per_partition=6, seed=4, mean_docs=15)
+    assert len(written) == 15
+    parts = {k: synthetic.generate(6, seed=4, partition=k, mean_docs=15) for k in range(1, 6)}
     tested = []
     for fold, (train, vali, test) in ROTATION.items():
         for split, members in (("train", train), ("vali", (vali,)), ("test", (test,))):
@@ -155,6 +154,28 @@ def test_synthesize_writes_mslr_rotation(tmp_path):
             assert _same(got, want), (fold, split)
         tested.append(test)
     assert sorted(tested) == [1, 2, 3, 4, 5]  # every partition is a test set exactly once
+    # the workflow's layout: each partition once, where partition_file looks for it
+    from evalrank.data.datasets import partition_file
+
+    only = synthetic.synthesize(tmp_path / "p", n_queries_per_partition=6, seed=4, mean_docs=15, layout="partitions")
+    assert sorted(only) == sorted(partition_file(tmp_path / "p", k) for k in range(1, 6))
+    for k in range(1, 6):
+        got = read_letor(partition_file(tmp_path / "p", k), n_features=136, max_grade=4, show_progress=False)
+        assert _same(got, parts[k])
+
+
+def test_query_level_norm_is_letor4_shaped():
+    raw = synthetic.generate(20, seed=2, partition=1, n_features=46)
+    c = synthetic.generate(20, seed=2, partition=1, n_features=46, feature_norm="query")
+    np.testing.assert_array_equal(c.labels, raw.labels)
+    X = c.features.astype(np.float64)
+    assert X.min() >= 0 and X.max() <= 1
+    for q in range(c.n_queries):
+        block = X[c.offsets[q]:c.offsets[q + 1]]
+        span = np.ptp(raw.features[c.offsets[q]:c.offsets[q + 1]], axis=0) > 0
+        np.testing.assert_allclose(block.max(axis=0)[span], 1.0, atol=1e-6)
+        np.testing.assert_allclose(block.min(axis=0), 0.0, atol=1e-6)
+    assert not np.all(X[:, 14] == np.floor(X[:, 14]))  # the whole-document length is no longer a length
 
 
 # -- learnability ------------------------------------------------------------------------

@@ -38,6 +38,17 @@ def pool_parts(fold):
     return [p for p in PARTITIONS if p != int(fold)]
 
 
+def synthesize_args(ds):
+    """The generator's settings of a dataset config section, as `evalrank synthesize` flags."""
+    syn = ds["synthetic"]
+    args = [f"--n-features {ds['n_features']}", f"--queries-per-partition {syn['queries_per_partition']}",
+            f"--mean-docs {syn['mean_docs']}", f"--p-no-relevant {syn['p_no_relevant']}", f"--p-small {syn['p_small']}",
+            f"--max-docs {syn['max_docs']}", f"--feature-norm {syn['feature_norm']}"]
+    if syn.get("grade_marginals"):
+        args.append("--grade-marginals " + " ".join(map(str, syn["grade_marginals"])))
+    return " ".join(args)
+
+
 def layout_files():
     return [str(Path(DATA_ROOT) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
 
@@ -94,10 +105,8 @@ elif (_known := _fresh_facts()) is not None:
 
 def data_checked(wildcards):
     """Input of the rules that start expensive branches (splits, NDCG and risk training):
-    nothing for the synthetic dataset (checked above); otherwise the data_facts
-    checkpoint's file, once the config passed the checks against it."""
-    if SPEC.kind == "synthetic":
-        return []
+    the data_facts checkpoint's file, once the config passed the checks against it
+    (for the synthetic dataset again, now with the feature values known)."""
     path = checkpoints.data_facts.get().output[0]
     check_data_config(read_facts(path))
     return path

@@ -4,27 +4,22 @@ if SPEC.kind == "synthetic":
 
     rule synthesize:
         output:
-            layout_files(),
+            [partition_txt(p) for p in PARTITIONS],
         params:
             root=DATA_ROOT,
             seed=config["seed"],
-            n_features=DS["n_features"],
-            marginals=(" --grade-marginals " + " ".join(map(str, DS["synthetic"]["grade_marginals"])))
-            if DS["synthetic"].get("grade_marginals") else "",
-            **{k: v for k, v in DS["synthetic"].items() if k != "grade_marginals"},
+            args=synthesize_args(DS),
         log:
             f"{LOGS}/synthesize.log",
         benchmark:
             f"{BENCH}/synthesize.tsv"
-        threads: 1
+        threads: 2
         resources:
             mem_mb=4000,
             runtime=30,
         shell:
-            "python -m evalrank synthesize --root {params.root:q} --seed {params.seed}"
-            " --queries-per-partition {params.queries_per_partition} --mean-docs {params.mean_docs}"
-            " --p-no-relevant {params.p_no_relevant} --n-features {params.n_features}"
-            " --p-small {params.p_small} --max-docs {params.max_docs} {params.marginals} 2> {log:q}"
+            "python -m evalrank synthesize --root {params.root:q} --seed {params.seed} {params.args}"
+            " --layout partitions --threads {threads} 2> {log:q}"
 
 elif SPEC.kind == "local":
     _missing = missing_files(DATA_ROOT, SPEC)

@@ -44,7 +44,8 @@ rule ndcg_train:
         learner=r"[a-z_]+",
         convention=r"[a-z0-9]+",
     input:
-        expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),
+        parts=expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),
+        facts=data_checked,
     output:
         run=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.npz",
         meta=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.json",
@@ -62,7 +63,7 @@ rule ndcg_train:
         mem_mb=4000,
         runtime=60,
     shell:
-        "python -m evalrank ndcg-train --partitions {input:q} --fold {wildcards.fold}"
+        "python -m evalrank ndcg-train --partitions {input.parts:q} --fold {wildcards.fold}"
         " --learner {wildcards.learner} --convention {wildcards.convention} --grid {params.grid:q}"
         " --params {params.fixed:q} {params.limit} --seed {params.seed} --threads {threads}"
         " --output {output.run:q} 2> {log:q}"

@@ -174,7 +174,8 @@ rule risk_baseline:
     wildcard_constraints:
         learner=r"[a-z_]+",
     input:
-        LEARN_PARTS,
+        parts=LEARN_PARTS,
+        facts=data_checked if LDS is None else [],
     output:
         f"{RESULTS}/risk/learning/baselines/{{learner}}.pkl",
     params:
@@ -189,7 +190,7 @@ rule risk_baseline:
         mem_mb=4000,
         runtime=60,
     shell:
-        "python -m evalrank risk-baseline --partitions {input:q} {params.protocol} --learner {wildcards.learner}"
+        "python -m evalrank risk-baseline --partitions {input.parts:q} {params.protocol} --learner {wildcards.learner}"
         " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
 
 
@@ -198,6 +199,7 @@ rule risk_learn:
         spec=r"[a-z_\-]+(?:_a[0-9.]+)?",
     input:
         parts=LEARN_PARTS,
+        facts=data_checked if LDS is None else [],
         baselines=lambda w: _baseline_models()
         if risk_learners()[w.spec]["method"] in ("t*-faro", "georisk") else [],
     output:

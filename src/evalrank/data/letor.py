@@ -235,7 +235,7 @@ def _encode_doc_ids(doc_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return blob, lens
 
 
-def write_letor(path, collection: Collection, *, decimals: int = 6) -> None:
+def write_letor(path, collection: Collection, *, decimals: int = 6, threads: int | None = None) -> None:
     """Write ``collection`` as a LETOR text file (atomically).
 
     Every feature ``1..n_features`` is written on every line (as MSLR does).
@@ -245,8 +245,12 @@ def write_letor(path, collection: Collection, *, decimals: int = 6) -> None:
     Values of magnitude >= 2**62 are written in full positional form, nan and
     inf as ``nan``, ``inf``, ``-inf``. Features are converted to float32. If
     ``collection.doc_ids`` is not None every line ends with ``#docid = <id>``
-    (ids must be non-empty and free of whitespace).
+    (ids must be non-empty and free of whitespace). ``threads``: formatting threads
+    (default: the usable CPUs, at most 4); the output does not depend on it.
     """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
+                                or threads < 1):
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     if not isinstance(collection, Collection):
@@ -291,7 +295,7 @@ def write_letor(path, collection: Collection, *, decimals: int = 6) -> None:
         return buf, n
 
     with io.atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for buf, n in _ordered_pipeline(format_chunk, range(0, n_docs, rows_per_chunk)):
+        for buf, n in _ordered_pipeline(format_chunk, range(0, n_docs, rows_per_chunk), threads or _n_threads()):
             if n < 0:
                 bad = -n - 1
                 raise ValueError(
@@ -309,7 +313,7 @@ def _n_threads() -> int:
     return max(1, min(n, 4))
 
 
-def _ordered_pipeline(work, starts):
+def _ordered_pipeline(work, starts, n_threads: int):
     """Run ``work(start, buf) -> (buf, n)`` on a few threads (the numba kernel
     releases the GIL) and yield the results in order, recycling the buffers
     once the consumer has taken them; the caller's file writes overlap the
@@ -317,7 +321,6 @@ def _ordered_pipeline(work, starts):
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
 
-    n_threads = _n_threads()
     free = [np.empty(0, dtype=np.uint8) for _ in range(n_threads + 1)]
     pending: deque = deque()
     with ThreadPoolExecutor(max_workers=n_threads, thread_name_prefix="write_letor") as pool:

@@ -275,6 +275,7 @@ def generate(
     text_noise: float = 1.5,
     quality_noise: float = 1.5,
     click_noise: float = 5.0,
+    feature_norm: str = "none",
     _latents: bool = False,
 ) -> Collection:
     """One MSLR-like query partition.
@@ -300,6 +301,10 @@ def generate(
     label_noise, text_noise, quality_noise, click_noise : noise of the grades
         given the true utility, and of the text-match, quality and click
         features given the latent document properties. Larger = harder.
+    feature_norm : ``"none"`` (raw values, as MSLR) or ``"query"``: every feature
+        min-max scaled to [0, 1] within each query (0 where constant), as the
+        LETOR 4.0 files (MQ2007/MQ2008 ``QueryLevelNorm``) are distributed; the
+        stream lengths are then no longer lengths.
     _latents : diagnostics only: also return a dict of the latent per-document
         quantities (utility, z, tc, tn, u, spam, intent, log_body).
     """
@@ -317,6 +322,8 @@ def generate(
         raise ValueError(f"p_no_relevant must be in [0, 1), got {p_no_relevant}")
     if mean_docs < 1 or max_docs < 1:
         raise ValueError("mean_docs and max_docs must be >= 1")
+    if feature_norm not in ("none", "query"):
+        raise ValueError(f"feature_norm must be 'none' or 'query', got {feature_norm!r}")
 
     rng = seeds.rng(seed, "synthetic", int(partition))
 
@@ -462,6 +469,8 @@ def generate(
         extra = n_features - _MSLR_N_FEATURES
         X[:, _MSLR_N_FEATURES:] = rng.standard_normal((n, extra)).astype(np.float32)
     X = X[:, :n_features]
+    if feature_norm == "query":
+        X = _query_level_norm(X, offsets)
     # six decimals at most, as in the MSLR files (so write_letor is exact)
     for j in range(n_features):
         X[:, j] = np.round(X[:, j].astype(np.float64), 6)
@@ -473,18 +482,48 @@ def generate(
     return collection
 
 
-def synthesize(out_dir, *, n_queries_per_partition: int, seed: int, **gen_kwargs) -> dict[int, Collection]:
-    """Generate partitions S1..S5 and write MSLR's layout under ``out_dir``.
+def _query_level_norm(X: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Min-max scale every column to [0, 1] within each query (0 where constant)."""
+    starts = offsets[:-1]
+    nonempty = np.diff(offsets) > 0
+    seg = segment_ids(offsets)
+    lo = np.zeros((len(starts), X.shape[1]), dtype=np.float64)
+    hi = np.zeros_like(lo)
+    lo[nonempty] = np.minimum.reduceat(X, starts[nonempty], axis=0)
+    hi[nonempty] = np.maximum.reduceat(X, starts[nonempty], axis=0)
+    span = (hi - lo)[seg]
+    out = np.divide(X - lo[seg], span, out=np.zeros(X.shape), where=span > 0)
+    return out.astype(np.float32)
 
-    ``out_dir/Fold{f}/{train,vali,test}.txt`` follow MSLR's rotation
-    (:data:`evalrank.data.datasets.FOLD_ROTATION`): Fold1 trains on S1,S2,S3,
-    validates on S4 and tests on S5, and so on, so partition ``k`` is the
-    test set of exactly one fold. Returns the partitions ``{k: Collection}``.
+
+def synthesize(out_dir, *, n_queries_per_partition: int, seed: int, layout: str = "mslr", threads: int | None = None,
+               **gen_kwargs) -> list[Path]:
+    """Generate partitions S1..S5 and write them in MSLR's layout under ``out_dir``.
+
+    ``layout="mslr"``: ``out_dir/Fold{f}/{train,vali,test}.txt`` follow MSLR's
+    rotation (:data:`evalrank.data.datasets.FOLD_ROTATION`): Fold1 trains on
+    S1,S2,S3, validates on S4 and tests on S5, and so on, so every partition is
+    written five times. ``layout="partitions"``: only the ``test.txt`` files,
+    which hold each partition exactly once (what the workflow reads:
+    :func:`evalrank.data.datasets.partition_file`); a fifth of the bytes, and one
+    partition in memory at a time. ``threads``: of :func:`~evalrank.data.letor.write_letor`.
+    Returns the paths written.
     """
     from evalrank.data.datasets import FOLD_ROTATION, fold_file
     from evalrank.data.letor import write_letor
     from evalrank.progress import progress
 
+    if layout not in ("mslr", "partitions"):
+        raise ValueError(f"layout must be 'mslr' or 'partitions', got {layout!r}")
+    out_dir = Path(out_dir)
+    written = []
+    if layout == "partitions":
+        test_fold = {splits["test"][0]: fold for fold, splits in FOLD_ROTATION.items()}
+        for k in progress(range(1, N_PARTITIONS + 1), desc="synthetic: generate + write", unit="partition"):
+            path = fold_file(out_dir, test_fold[k], "test")
+            write_letor(path, generate(n_queries_per_partition, seed=seed, partition=k, **gen_kwargs), threads=threads)
+            written.append(path)
+        return written
     parts = {
         k: generate(n_queries_per_partition, seed=seed, partition=k, **gen_kwargs)
         for k in progress(range(1, N_PARTITIONS + 1), desc="synthetic: generate", unit="partition")
@@ -492,5 +531,7 @@ def synthesize(out_dir, *, n_queries_per_partition: int, seed: int, **gen_kwargs
     jobs = [(fold, split, members) for fold, splits in FOLD_ROTATION.items() for split, members in splits.items()]
     for fold, split, members in progress(jobs, desc="synthetic: write", unit="file"):
         collection = parts[members[0]] if len(members) == 1 else Collection.concat(parts[m] for m in members)
-        write_letor(fold_file(Path(out_dir), fold, split), collection)
-    return parts
+        path = fold_file(out_dir, fold, split)
+        write_letor(path, collection, threads=threads)
+        written.append(path)
+    return written
