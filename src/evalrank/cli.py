@@ -487,11 +487,13 @@ def _risk_table6(names, X, a, out: Path, title: str):
     from evalrank.plots.risk import plot_georisk
     from evalrank.riskstudy import population
 
-    t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure)
-    io.write_table(t6, out / "table6.csv", float_format="%.4f")
+    t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
+                           zero_totals=a.zero_totals)
     obs = population.observations(t6, measure=a.measure, alphas=a.alphas)
+    curves = population.georisk_curves(names, X, t6["system"].tolist(), range(0, int(max(a.alphas)) + 1),
+                                       zero_totals=a.zero_totals)
+    io.write_table(t6, out / "table6.csv", float_format="%.4f")
     io.write_table(obs, out / "observations.csv", float_format="%.4f")
-    curves = population.georisk_curves(names, X, t6["system"].tolist(), range(0, int(max(a.alphas)) + 1))
     io.write_table(curves, out / "georisk_curves.csv", float_format="%.6f")
     plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline)
     return t6, obs
@@ -524,19 +526,39 @@ def cmd_risk(a):
     paths = sorted(p for p in runs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
     if len(paths) < 2:
         raise ValueError(f"--runs {runs_dir} holds {len(paths)} run file(s); risk needs a population (>= 2)")
+    # every argument is checked before a file is read or written
+    if a.baseline not in {p.name for p in paths}:
+        raise ValueError(f"--baseline {a.baseline!r} is not a run of --runs {runs_dir} (the file names, e.g. "
+                         f"{[p.name for p in paths[:5]]})")
+    if a.top < 1:
+        raise ValueError(f"--top must be >= 1, got {a.top}")
+    if any(al < 0 for al in a.alphas):
+        raise ValueError(f"--alphas must be >= 0, got {a.alphas}")
+    population.parse_measure(a.measure)
+    if a.out_dir and Path(a.out_dir).exists() and not Path(a.out_dir).is_dir():
+        raise NotADirectoryError(f"--out-dir {a.out_dir} exists and is not a directory")
     names, topics, X, notes = population.score_trec_runs(a.qrels, paths, measure=a.measure, max_grade=a.max_grade,
                                                          convention=a.convention)
     for n in notes:
         _log(n)
     _log(f"{len(names)} runs x {len(topics)} topics, {a.measure}")
+    zero = [t for t, z in zip(topics, X.sum(axis=0) == 0) if z]
+    if zero:
+        if a.zero_totals == "raise":
+            raise ValueError(f"every run scores 0 on {len(zero)} topic(s) ({', '.join(zero[:10])}"
+                             f"{', ...' if len(zero) > 10 else ''}): ZRisk and GeoRisk are undefined there (their "
+                             "expected value S_i T_j / N is 0); --zero-totals ignore counts those cells as z = 0 "
+                             "(evalrank.metrics.risk's zero_totals='ignore')")
+        _log(f"{len(zero)} topic(s) where every run scores 0: z = 0 there (--zero-totals ignore)")
     if a.out_dir:
         from evalrank import io
 
         out = Path(a.out_dir)
-        io.save_arrays(out / "population.npz", names=np.asarray(names), topics=np.asarray(topics), X=X)
         t6, _ = _risk_table6(names, X, a, out, f"GeoRisk, top {a.top} of {len(names)} runs")
+        io.save_arrays(out / "population.npz", names=np.asarray(names), topics=np.asarray(topics), X=X)
     else:
-        t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure)
+        t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
+                               zero_totals=a.zero_totals)
     if a.format == "json":
         print(t6.to_json(orient="records", indent=1))
     else:
@@ -840,7 +862,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--population", required=True)
     s.add_argument("--out-dir", required=True)
     table6_args(s)
-    s.set_defaults(func=cmd_risk_table6)
+    # risk-population already dropped the topics where every system scores 0 (and logged them)
+    s.set_defaults(func=cmd_risk_table6, zero_totals="ignore")
 
     s = sub.add_parser("risk", help="URisk/TRisk/T*Risk/ZRisk/GeoRisk of TREC runs (Dinçer et al. 2016, Table 6)")
     s.add_argument("--qrels", required=True, help="TREC qrels: qid iter docno rel")
@@ -849,6 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--max-grade", type=int, default=4, help="ERR's top grade (gdeval: 4)")
     s.add_argument("--convention", default="gdeval", help="NDCG preset for --measure ndcg@k (gdeval: the Web track's)")
     s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv, fig3.png")
+    s.add_argument("--zero-totals", choices=["raise", "ignore"], default="raise",
+                   help="a topic on which every run scores 0: refuse (default, as the library) or count its "
+                        "ZRisk/GeoRisk cells as z = 0")
     s.add_argument("--format", choices=["tsv", "json"], default="tsv")
     s.set_defaults(func=cmd_risk)
 
@@ -905,10 +931,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run one command. Every error ends as one line ``evalrank <command>: error: ...`` on
+    stderr and exit status 1 (2 for bad arguments, from argparse; 130 on Ctrl-C), never a
+    traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error."""
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (ValueError, TypeError, FileNotFoundError, RuntimeError) as e:
-        print(f"evalrank {args.command}: error: {e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"evalrank {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, RuntimeError, LookupError) as e:
+        print(f"evalrank {args.command}: error: {_message(e)}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug, or a library's own exception type: still one line
+        if os.environ.get("EVALRANK_DEBUG"):
+            raise
+        print(f"evalrank {args.command}: error: {type(e).__name__}: {_message(e)} "
+              "(EVALRANK_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
     return 0
+
+
+def _message(e: BaseException) -> str:
+    """The exception's text; for OS errors with a file name, 'path: reason'."""
+    if isinstance(e, OSError) and e.filename and e.strerror and str(e.filename) not in e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    text = str(e)
+    if isinstance(e, KeyError) and len(e.args) == 1:
+        text = f"missing {e.args[0]!r}"
+    return text or type(e).__name__

@@ -270,11 +270,21 @@ def _clicks_checks(clk: dict, config: dict) -> list[tuple[str, str]]:
 
 def load_config(path: str | Path, overrides: Mapping | None = None) -> dict:
     """Read a YAML config file, apply ``overrides`` (deep-merged) and validate."""
+    from evalrank.io import open_text
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"config file {path} does not exist")
-    with open(path, encoding="utf-8") as fh:
-        cfg = yaml.safe_load(fh) or {}
+    with open_text(path) as fh:
+        try:
+            cfg = yaml.safe_load(fh) or {}
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+            what = getattr(e, "problem", None) or str(e)
+            raise ValueError(f"{where}: not valid YAML ({what})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{path}: a config file holds a mapping of keys, got a {type(cfg).__name__}")
     if overrides:
         cfg = _merge(cfg, overrides)
     return validate_config(cfg)

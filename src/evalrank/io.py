@@ -21,10 +21,13 @@ from typing import Iterator, Mapping
 import numpy as np
 
 __all__ = [
+    "open_text",
     "atomic_path",
     "atomic_write_text",
     "save_arrays",
     "load_arrays",
+    "DamagedFileError",
+    "damaged_archives",
     "write_table",
     "read_table",
     "write_json",
@@ -63,6 +66,24 @@ def _umask() -> int:
     return mask
 
 
+def open_text(path: str | os.PathLike):
+    """Open a text file for reading the way users' files come: gzip-compressed or not (by
+    its magic bytes), UTF-8 with or without a byte-order mark. A missing file or a
+    directory raises with the path named."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a file")
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    with open(path, "rb") as fh:
+        gz = fh.read(2) == b"\x1f\x8b"
+    if gz:
+        import gzip
+
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="strict")
+    return open(path, encoding="utf-8-sig", errors="strict")
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
@@ -87,13 +108,39 @@ def save_arrays(path: str | os.PathLike, /, **arrays: np.ndarray) -> None:
                 zf.writestr(info, buf.getvalue())
 
 
+class DamagedFileError(ValueError):
+    """An array file exists but cannot be read back whole (truncated, overwritten, not an .npz)."""
+
+
 def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """Load every array of an ``.npz`` archive into memory."""
+    """Load every array of an ``.npz`` archive into memory.
+
+    A file that is not a complete archive (truncated by a full disk or a copy,
+    a CRC error, another format) raises :class:`DamagedFileError` naming it.
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"array file {path} does not exist")
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+    if path.is_dir():
+        raise IsADirectoryError(f"array file {path} is a directory")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError) as e:
+        raise DamagedFileError(f"{path} is damaged or not an .npz archive ({type(e).__name__}: {e}); delete it "
+                               "and rerun the workflow, which rebuilds it") from None
+
+
+def damaged_archives(root: str | os.PathLike) -> list[Path]:
+    """The ``.npz`` files below ``root`` that are not complete zip archives (a cheap check
+    of the end record: what a truncation destroys). Temporary files are skipped."""
+    out = []
+    for p in sorted(Path(root).rglob("*.npz")):
+        if p.name.startswith(".") or not p.is_file():
+            continue
+        if not zipfile.is_zipfile(p):
+            out.append(p)
+    return out
 
 
 def write_table(df, path: str | os.PathLike, float_format: str = "%.6g") -> None:

@@ -1,93 +1,53 @@
 """End-to-end runs of the whole DAG on the tiny config (tests/workflow/tiny.yaml).
 
-Proves: the DAG runs from scratch; outputs are byte-identical for --cores 1 and
-when every job is submitted through a batch executor (cluster-generic with a
-local submit script, 4 jobs at once, each with its declared threads); an interrupted run resumes; the
-HTML report renders; a bad config value fails naming its key.
+One run per session (conftest.tiny_run, 2 cores); each stage's outputs are checked by a test
+of their own, so a failure names its stage. Also: an interrupted run resumes and a damaged
+intermediate file is rebuilt, with the same bytes at 1 core as at 2; the HTML report
+renders; a bad config value fails naming its key. Batch execution: test_slurm.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+from conftest import digests, jobs_run, snakemake
 
 pytest.importorskip("snakemake")
 
 pytestmark = pytest.mark.slow
 
-REPO = Path(__file__).resolve().parents[2]
-TINY = REPO / "tests" / "workflow" / "tiny.yaml"
 NAME = "tiny"
-
-
-def snakemake(workdir: Path, *args: str, check: bool = True, timeout: int = 600) -> subprocess.CompletedProcess:
-    workdir.mkdir(parents=True, exist_ok=True)
-    (workdir / "config").mkdir(exist_ok=True)
-    shutil.copy(REPO / "config" / "config.yaml", workdir / "config" / "config.yaml")
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["EVALRANK_PROGRESS"] = "0"
-    cmd = [
-        sys.executable, "-m", "snakemake",
-        "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir),
-        "--configfile", str(TINY),
-        *args,
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
-    if check and out.returncode != 0:
-        raise AssertionError(f"snakemake failed ({out.returncode}):\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}")
-    return out
-
-
-def digests(workdir: Path) -> dict[str, str]:
-    """sha256 of every result file except logs, benchmarks and model pickles.
-
-    Logs and benchmarks hold timings; a pickled model records its fit time and
-    thread count, so models are compared through what they produce (the pool
-    predictions, tuning tables and quality tables, all digested here).
-    """
-    root = workdir / "results" / NAME
-    out = {}
-    for p in sorted(root.rglob("*")):
-        rel = p.relative_to(root).as_posix()
-        if p.is_file() and not rel.startswith(("logs/", "benchmarks/")) and p.suffix != ".pkl":
-            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return out
+MODELS = ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"]
 
 
 @pytest.fixture(scope="module")
-def run_one_core(tmp_path_factory):
-    wd = tmp_path_factory.mktemp("dag_cores1")
-    snakemake(wd, "--cores", "1")
-    return wd
+def res(tiny_run):
+    return tiny_run / "results" / NAME
 
 
-def test_outputs_exist_and_are_sane(run_one_core):
-    import numpy as np
-    import pandas as pd
+def test_data_stage(res):
+    for rule in ("synthesize", "describe"):
+        assert (res / "logs" / f"{rule}.log").exists()
+        assert (res / "benchmarks" / f"{rule}.tsv").exists()
+    assert len(pd.read_csv(res / "data" / "summary.csv")) >= 5
+    assert (res / "data" / "facts.json").exists()
 
-    res = run_one_core / "results" / NAME
-    models = ["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"]
+
+def test_model_stage(res):
     quality = pd.read_csv(res / "fold2" / "quality" / "quality.csv")
-    assert set(quality["model"]) == set(models) | {"random"}
-    for m in models:
+    assert set(quality["model"]) == set(MODELS) | {"random"}
+    for m in MODELS:
         p = np.load(res / "fold2" / "predictions" / f"{m}.npz")
         assert p["probs"].shape == (len(p["labels"]), 5)
         np.testing.assert_allclose(p["probs"].sum(axis=1), 1.0, atol=1e-9)
         assert (res / "fold2" / "quality" / "reliability" / f"{m}.png").stat().st_size > 1000
-    for rule in ("synthesize", "describe"):
-        assert (res / "logs" / f"{rule}.log").exists()
-        assert (res / "benchmarks" / f"{rule}.tsv").exists()
-    summary = pd.read_csv(res / "data" / "summary.csv")
-    assert len(summary) >= 5
-    # active evaluation: every experiment x measure in savings.csv, every figure written
+
+
+def test_active_stage(res):
+    # every experiment x measure in savings.csv, every figure written
     savings = pd.read_csv(res / "active" / "savings.csv")
     assert list(savings.columns) == ["experiment", "measure", "reference_budget", "passive_error",
                                      "active_budget_needed", "saving", "paper_saving"]
@@ -95,9 +55,15 @@ def test_outputs_exist_and_are_sane(run_one_core):
     curves = pd.read_csv(res / "active" / "curves.csv")
     assert set(curves["method"]) == {"passive", "active", "active_uniD", "active_uniC"}
     assert (curves["n_runs"] + curves["n_undefined"] == 40).all()
+    assert (curves["pool_cost"] == 64).all() and (curves["n_whole_pool"] == 0).all()  # budgets 2..20 < 64
+    # Fig. 3's larger RF reuses the base RF's tuning: one grid point
+    assert len(pd.read_csv(res / "fold2" / "models" / "rf_n150.tuning.csv")) == 1
     for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg"):
         assert (res / "active" / f"{f}.png").stat().st_size > 5000
-    # NDCG conventions: 2 folds x (2 fig-1 learners x 2 training conventions + ranksvm)
+
+
+def test_ndcg_stage(res):
+    # 2 folds x (2 fig-1 learners x 2 training conventions + ranksvm)
     runs = sorted((res / "ndcg" / "runs").rglob("*.npz"))
     assert len(runs) == 2 * (2 * 2 + 1)
     order = pd.read_csv(res / "ndcg" / "ordering.csv")
@@ -108,7 +74,10 @@ def test_outputs_exist_and_are_sane(run_one_core):
     assert set(curves["k"]) == set(range(1, 11)) and (curves["folds"] == 2).all()
     for f in ("fig1", "fig2"):
         assert (res / "ndcg" / f"{f}.png").stat().st_size > 5000
-    # risk: the paper's example to the printed precision, Table 6 over 3 features + 1 variant + 5 models,
+
+
+def test_risk_stage(res):
+    # the paper's example to the printed precision, Table 6 over 3 features + 1 variant + 5 models,
     # Table 7 with both halves
     assert pd.read_csv(res / "risk" / "example" / "vs_paper.csv")["match"].all()
     t6 = pd.read_csv(res / "risk" / "population" / "table6.csv")
@@ -119,13 +88,24 @@ def test_outputs_exist_and_are_sane(run_one_core):
     assert (low["wins"] + low["losses"] > 0).all()  # the learned LambdaMART baseline is not the fold's LambdaMART
     for f in ("example/fig1.png", "example/fig2.png", "population/fig3.png"):
         assert (res / "risk" / f).stat().st_size > 5000
-    # clicks: Table 2 beside the print (one rounding digit), 6 tests by every estimator, Figs. 1-8
+
+
+def test_clicks_stage(res):
+    # Table 2 beside the print (one rounding digit), 6 tests by every estimator, Figs. 1-8
     t2 = pd.read_csv(res / "clicks" / "table2.csv")
     assert (~t2["matches"]).sum() == 1
     study = pd.read_csv(res / "clicks" / "study.csv")
     assert (study["tests"] == 6).all() and {"smoothed", "carterette_jones", "full1"} <= set(study["method"])
     assert len(pd.read_csv(res / "clicks" / "table7.csv")) == 3 + 5
-    # theory: 2 sizes x 5 scorers x 4 measures, the limits beside, shares per pair
+    views = pd.read_csv(res / "clicks" / "min_views.csv")   # chosen by leave-one-out, per click model
+    assert set(views["model"]) == {"em", "simplified"} and views.groupby("model")["chosen"].sum().eq(1).all()
+    assert {"smoothed_paper_views", "smoothed_simplified"} <= set(study["method"])
+    for i in range(1, 9):
+        assert (res / "clicks" / f"fig{i}.png").stat().st_size > 5000
+
+
+def test_theory_stage(res):
+    # 2 sizes x 5 scorers x 4 measures, the limits beside, shares per pair
     conv = pd.read_csv(res / "theory" / "convergence.csv")
     assert len(conv) == 2 * 5 * 4 and (conv["R"] == 12).all()
     assert conv.loc[conv.measure == "poly:2", "limit"].isna().all() and conv.loc[conv.measure == "log2", "limit"].eq(1).all()
@@ -134,48 +114,34 @@ def test_outputs_exist_and_are_sane(run_one_core):
         assert (res / "theory" / f).stat().st_size > 5000
     lists = pd.read_csv(res / "theory" / "lists.csv")     # ranksvm, listnet, random x 3 sizes x 2 measures
     assert len(lists) == 3 * 3 * 2 and set(lists["ranker"]) == {"ranksvm", "listnet", "random"}
-    views = pd.read_csv(res / "clicks" / "min_views.csv")   # chosen by leave-one-out, per click model
-    assert set(views["model"]) == {"em", "simplified"} and views.groupby("model")["chosen"].sum().eq(1).all()
-    assert {"smoothed_paper_views", "smoothed_simplified"} <= set(study["method"])
-    for i in range(1, 9):
-        assert (res / "clicks" / f"fig{i}.png").stat().st_size > 5000
 
 
-def test_every_job_runs_self_contained_through_a_batch_executor(run_one_core, tmp_path):
-    """Also the core-count test: here 4 jobs run at once and every job gets its declared
-    threads (2 for the model, NDCG and risk jobs), against 1 core and 1 thread in run_one_core.
-    (A separate --cores 2 run of the whole DAG proved the same and was dropped for test time.)"""
-    pytest.importorskip("snakemake_executor_plugin_cluster_generic")
-    wd = tmp_path / "dag_cluster"
-    out = snakemake(
-        wd,
-        "--executor", "cluster-generic",
-        "--cluster-generic-submit-cmd", str(REPO / "tests" / "workflow" / "local_submit.sh"),
-        "--jobs", "4",
-        "--latency-wait", "30",
-        "--seconds-between-status-checks", "1",
-    )
-    assert digests(wd) == digests(run_one_core)
+def test_interrupted_run_resumes_and_a_damaged_file_is_rebuilt(tiny_run, tmp_path):
+    """A copy of the finished run loses one model (as if its job was killed: outputs are written
+    atomically, so a killed job leaves none) and gets a truncated Monte Carlo shard. A run
+    stopped after the models (--until predict_pool) and a second run finish the rest on one
+    core: only the affected jobs run, and every output has the bytes of the 2-core run."""
+    wd = tmp_path / "resume"
+    shutil.copytree(tiny_run, wd, symlinks=True)
+    res = wd / "results" / NAME
+    (res / "fold2" / "models" / "ordinal_rf.pkl").unlink()
+    shard = res / "fold2" / "active" / "fig1_rf" / "shard0.npz"
+    shard.write_bytes(shard.read_bytes()[:1000])
+    first = snakemake(wd, "--cores", "1", "--until", "predict_pool")
+    assert jobs_run(first) == {"train_model": 1, "predict_pool": 1}, jobs_run(first)
+    assert "shard0.npz is damaged" in first.stdout + first.stderr
+    second = snakemake(wd, "--cores", "1")
+    ran = jobs_run(second)
+    assert "active_mc" in ran and "synthesize" not in ran and "parse_partition" not in ran and "train_model" not in ran
+    assert digests(wd) == digests(tiny_run)
+    assert "Nothing to be done" in (lambda o: o.stdout + o.stderr)(snakemake(wd, "--cores", "1", "-n"))
 
 
-def test_interrupted_run_resumes(run_one_core, tmp_path):
-    wd = tmp_path / "dag_resume"
-    # First run stops after training (as if killed); the second finishes the rest
-    # without redoing any finished job and ends with the same bytes.
-    snakemake(wd, "--cores", "2", "--until", "train_model")
-    assert not (wd / "results" / NAME / "fold2" / "quality" / "quality.csv").exists()
-    second = snakemake(wd, "--cores", "2")
-    log = second.stdout + second.stderr
-    assert "synthesize" not in log.split("Job stats")[1].split("total")[0]
-    assert digests(wd) == digests(run_one_core)
-    # Nothing left to do afterwards.
-    again = snakemake(wd, "--cores", "1", "-n")
-    assert "Nothing to be done" in again.stdout + again.stderr
-
-
-def test_report_renders(run_one_core):
-    report = run_one_core / "report.html"
-    snakemake(run_one_core, "--cores", "1", "--report", str(report))
+def test_report_renders(tiny_run, tmp_path):
+    wd = tmp_path / "report"
+    shutil.copytree(tiny_run, wd, symlinks=True)
+    report = wd / "report.html"
+    snakemake(wd, "--cores", "1", "--report", str(report))
     assert report.stat().st_size > 10_000
 
 

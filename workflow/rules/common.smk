@@ -1,23 +1,46 @@
 # Paths, wildcards and small helpers shared by every stage.
 from pathlib import Path
 
+from snakemake.logging import logger
+
 from evalrank.config import ConfigError, data_problems
 from evalrank.data.datasets import get_spec, missing_files, partition_file
 from evalrank.data.facts import read_facts, synthetic_facts
+from evalrank.io import damaged_archives
+from evalrank.seeds import int_seed
 
 RESULTS = f"results/{config['name']}"
 LOGS = f"{RESULTS}/logs"
 BENCH = f"{RESULTS}/benchmarks"
 DATA_ROOT = config["dataset"]["root"]
 DS = config["dataset"]
-SPEC = get_spec(
-    DS["kind"],
-    **{k: DS[k] for k in ("url", "sha256") if DS.get(k)},
-    **({"n_features": DS["n_features"], "max_grade": DS["max_grade"]}),
-)
 FOLDS = config["folds"]
-MODELS = config["models"]["names"]
 PARTITIONS = [1, 2, 3, 4, 5]
+
+
+class Dataset:
+    """One dataset of the config: its config section, spec, raw folder and parsed partitions."""
+
+    def __init__(self, key, ds, prefix, parsed, seed):
+        self.key, self.config, self.prefix, self.parsed, self.seed = key, ds, prefix, parsed, seed
+        self.root = ds["root"]
+        self.spec = get_spec(ds["kind"], **{k: ds[k] for k in ("url", "sha256") if ds.get(k)},
+                             n_features=ds["n_features"], max_grade=ds["max_grade"])
+
+    def partition_files(self):
+        return [str(partition_file(self.root, p)) for p in PARTITIONS]
+
+    def layout_files(self):
+        return [str(Path(self.root) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
+
+
+DATASETS = [Dataset("dataset", DS, "", f"{RESULTS}/data", config["seed"])]
+SPEC = DATASETS[0].spec
+if config["risk"]["learning"]["dataset"] is not None:
+    # a synthetic learning dataset gets a stream of its own, not the main dataset's
+    DATASETS.append(Dataset("risk.learning.dataset", config["risk"]["learning"]["dataset"], "risk_",
+                            f"{RESULTS}/risk/learning/data", int_seed(config["seed"], "risk-learning-data")))
+MODELS = config["models"]["names"]
 
 
 wildcard_constraints:
@@ -49,10 +72,6 @@ def synthesize_args(ds):
     return " ".join(args)
 
 
-def layout_files():
-    return [str(Path(DATA_ROOT) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
-
-
 def dataset_outputs():
     return [f"{RESULTS}/data/summary.csv", f"{RESULTS}/data/dataset.png"]
 
@@ -72,6 +91,18 @@ def _config_file(path):
     runs with --directory elsewhere)."""
     p = Path(path)
     return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)
+
+
+# -- damaged outputs: a truncated .npz of an earlier run (full disk, a copy cut short) would be
+# taken as finished; remove it so that the DAG rebuilds it and everything after it.
+# A dry run only reports them; the Snakemake inside a cluster job does not look.
+if workflow.is_main_process:
+    for _bad in damaged_archives(RESULTS) if Path(RESULTS).exists() else []:
+        if workflow.dryrun:
+            logger.warning(f"{_bad} is damaged (not a complete .npz archive): a real run removes and rebuilds it")
+        else:
+            logger.warning(f"{_bad} is damaged (not a complete .npz archive): removed, the workflow rebuilds it")
+            _bad.unlink()
 
 
 # -- data-tied config checks (evalrank.config.data_problems), before any expensive job --------

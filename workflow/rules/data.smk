@@ -1,78 +1,88 @@
 # Data: synthesize | download + extract  ->  parse each query partition  ->  describe.
 
-if SPEC.kind == "synthetic":
+# One set of rules per dataset of the config (DATASETS in common.smk): the main dataset and,
+# when risk.learning.dataset names another one, the risk stage's learning dataset.
+for _d in DATASETS:
+    if _d.spec.kind == "synthetic":
 
-    rule synthesize:
+        rule:
+            name:
+                f"{_d.prefix}synthesize"
+            output:
+                _d.partition_files(),
+            params:
+                root=_d.root,
+                seed=_d.seed,
+                args=synthesize_args(_d.config),
+            log:
+                f"{LOGS}/{_d.prefix}synthesize.log",
+            benchmark:
+                f"{BENCH}/{_d.prefix}synthesize.tsv"
+            threads: 1
+            resources:
+                mem_mb=4000,
+                runtime=30,
+            shell:
+                "python -m evalrank synthesize --root {params.root:q} --seed {params.seed} {params.args}"
+                " --layout partitions --threads {threads} 2> {log:q}"
+
+    elif _d.spec.kind == "local":
+        _missing = missing_files(_d.root, _d.spec)
+        if _missing:
+            raise WorkflowError(
+                f"{_d.key}.kind is 'local' but {len(_missing)} file(s) are missing under {_d.root!r}, "
+                f"e.g. {_missing[0]}. Point {_d.key}.root at a folder with Fold1..Fold5/{{train,vali,test}}.txt."
+            )
+
+    elif missing_files(_d.root, _d.spec):
+        # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008): only defined while the layout is
+        # incomplete, so an already extracted copy is never re-downloaded. Runs where Snakemake
+        # runs (localrules): compute nodes often have no internet.
+
+        rule:
+            name:
+                f"{_d.prefix}download"
+            localrule: True
+            output:
+                _d.layout_files(),
+            params:
+                root=_d.root,
+                kind=_d.spec.name,
+                url=f"--url {_d.config['url']}" if _d.config.get("url") else "",
+                sha=f"--sha256 {_d.config['sha256']}" if _d.config.get("sha256") else "",
+            log:
+                f"{LOGS}/{_d.prefix}download.log",
+            benchmark:
+                f"{BENCH}/{_d.prefix}download.tsv"
+            threads: 1
+            resources:
+                mem_mb=2000,
+                runtime=240,
+            shell:
+                "python -m evalrank download --dataset {params.kind} --root {params.root:q}"
+                " {params.url} {params.sha} 2> {log:q}"
+
+    rule:
+        name:
+            f"{_d.prefix}parse_partition"
+        input:
+            lambda w, d=_d: str(partition_file(d.root, int(w.part))),
         output:
-            [partition_txt(p) for p in PARTITIONS],
+            f"{_d.parsed}/S{{part}}.npz",
         params:
-            root=DATA_ROOT,
-            seed=config["seed"],
-            args=synthesize_args(DS),
+            n_features=_d.config["n_features"],
+            max_grade=_d.config["max_grade"],
         log:
-            f"{LOGS}/synthesize.log",
+            f"{LOGS}/{_d.prefix}parse/S{{part}}.log",
         benchmark:
-            f"{BENCH}/synthesize.tsv"
-        threads: 2
-        resources:
-            mem_mb=4000,
-            runtime=30,
-        shell:
-            "python -m evalrank synthesize --root {params.root:q} --seed {params.seed} {params.args}"
-            " --layout partitions --threads {threads} 2> {log:q}"
-
-elif SPEC.kind == "local":
-    _missing = missing_files(DATA_ROOT, SPEC)
-    if _missing:
-        raise WorkflowError(
-            f"dataset.kind is 'local' but {len(_missing)} file(s) are missing under {DATA_ROOT!r}, "
-            f"e.g. {_missing[0]}. Point dataset.root at a folder with Fold1..Fold5/{{train,vali,test}}.txt."
-        )
-
-elif missing_files(DATA_ROOT, SPEC):
-    # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008): only defined while the layout is
-    # incomplete, so an already extracted copy is never re-downloaded.
-
-    rule download:
-        output:
-            layout_files(),
-        params:
-            root=DATA_ROOT,
-            kind=SPEC.name,
-            url=f"--url {DS['url']}" if DS.get("url") else "",
-            sha=f"--sha256 {DS['sha256']}" if DS.get("sha256") else "",
-        log:
-            f"{LOGS}/download.log",
-        benchmark:
-            f"{BENCH}/download.tsv"
+            f"{BENCH}/{_d.prefix}parse/S{{part}}.tsv"
         threads: 1
         resources:
-            mem_mb=2000,
-            runtime=240,
+            mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
+            runtime=30,
         shell:
-            "python -m evalrank download --dataset {params.kind} --root {params.root:q}"
-            " {params.url} {params.sha} 2> {log:q}"
-
-
-rule parse_partition:
-    input:
-        lambda w: partition_txt(w.part),
-    output:
-        f"{RESULTS}/data/S{{part}}.npz",
-    params:
-        n_features=DS["n_features"],
-        max_grade=DS["max_grade"],
-    log:
-        f"{LOGS}/parse/S{{part}}.log",
-    benchmark:
-        f"{BENCH}/parse/S{{part}}.tsv"
-    threads: 1
-    resources:
-        mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
-        runtime=30,
-    shell:
-        "python -m evalrank parse --input {input:q} --output {output:q}"
-        " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
+            "python -m evalrank parse --input {input:q} --output {output:q}"
+            " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
 
 
 checkpoint data_facts:

@@ -103,56 +103,8 @@ rule risk_table6:
 
 # -- Sec. 6: risk-sensitive LambdaMART (Table 7) ---------------------------------
 LEARN = RISK["learning"]
-LDS = LEARN["dataset"]  # None: the config's dataset
-if LDS is None:
-    LEARN_PARTS = expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS)
-else:
-    LEARN_SPEC = get_spec(LDS["kind"], **{k: LDS[k] for k in ("url", "sha256") if LDS.get(k)},
-                          n_features=LDS["n_features"], max_grade=LDS["max_grade"])
-    LEARN_PARTS = expand(f"{RESULTS}/risk/learning/data/S{{part}}.npz", part=PARTITIONS)
-    _learn_layout = [str(Path(LDS["root"]) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
-
-    if LDS["kind"] != "local" and missing_files(LDS["root"], LEARN_SPEC):
-
-        rule risk_download:
-            output:
-                _learn_layout,
-            params:
-                root=LDS["root"],
-                kind=LEARN_SPEC.name,
-                url=f"--url {LDS['url']}" if LDS.get("url") else "",
-                sha=f"--sha256 {LDS['sha256']}" if LDS.get("sha256") else "",
-            log:
-                f"{LOGS}/risk/download.log",
-            benchmark:
-                f"{BENCH}/risk/download.tsv"
-            threads: 1
-            resources:
-                mem_mb=2000,
-                runtime=240,
-            shell:
-                "python -m evalrank download --dataset {params.kind} --root {params.root:q}"
-                " {params.url} {params.sha} 2> {log:q}"
-
-    rule risk_parse_partition:
-        input:
-            lambda w: str(partition_file(LDS["root"], int(w.part))),
-        output:
-            f"{RESULTS}/risk/learning/data/S{{part}}.npz",
-        params:
-            n_features=LDS["n_features"],
-            max_grade=LDS["max_grade"],
-        log:
-            f"{LOGS}/risk/parse_S{{part}}.log",
-        benchmark:
-            f"{BENCH}/risk/parse_S{{part}}.tsv"
-        threads: 1
-        resources:
-            mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
-            runtime=30,
-        shell:
-            "python -m evalrank parse --input {input:q} --output {output:q}"
-            " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
+LDS = LEARN["dataset"]  # None: the config's dataset (its rules: DATASETS in common.smk, data.smk)
+LEARN_PARTS = expand(f"{DATASETS[-1].parsed}/S{{part}}.npz", part=PARTITIONS)
 
 LEARN_PROTOCOL = (
     f"--holdout {LEARN['holdout']} --n-folds {LEARN['n_folds']} --seed {config['seed']}"

@@ -31,7 +31,7 @@ import pandas as pd
 
 from evalrank.clicks.grades import PEGFB, GradeScale
 from evalrank.data.collection import segment_ids
-from evalrank.io import atomic_path
+from evalrank.io import atomic_path, open_text
 
 __all__ = ["SessionLog", "session_log", "check_serps", "PairTable", "read_sessions", "write_sessions", "read_judgments",
            "write_judgments", "MAX_DEPTH"]
@@ -273,7 +273,7 @@ def read_sessions(path, pairs: PairTable | None = None) -> tuple[SessionLog, Pai
     row_serp: list[int] = []
     row_clicks: list[int] = []
     row_counts: list[int] = []
-    with open(path, encoding="utf-8") as fh:
+    with open_text(path) as fh:
         header = fh.readline().rstrip("\n").split("\t")
         if header[:3] != ["query", "shown", "clicked"] or len(header) not in (3, 4) or (
                 len(header) == 4 and header[3] != "count"):

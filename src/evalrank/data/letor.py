@@ -816,24 +816,65 @@ def read_letor(path, *, n_features=None, max_grade=None, doc_ids=False, show_pro
         raise TypeError(f"doc_ids must be a bool, got {type(doc_ids).__name__}")
     if not isinstance(show_progress, (bool, np.bool_)):
         raise TypeError(f"show_progress must be a bool, got {type(show_progress).__name__}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a LETOR file")
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
     size = path.stat().st_size
     if size == 0:
         raise LetorFormatError(path, 0, "file has no documents (it is empty)")
 
     with open(path, "rb") as fh:
-        # Not closed explicitly: an exception's traceback may still reference the
-        # array view; the map goes away with the last reference.
-        mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    if hasattr(mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
-        mm.madvise(mmap.MADV_SEQUENTIAL)
+        magic = fh.read(3)
+        if magic[:2] == b"\x1f\x8b":
+            # gzip: decompressed into memory (the parser needs random access)
+            import gzip
+            import zlib
+
+            try:
+                fh.seek(0)
+                mm = gzip.GzipFile(fileobj=fh).read()
+            except (OSError, EOFError, zlib.error) as e:
+                raise LetorFormatError(path, 0, f"damaged gzip file ({e})") from None
+        else:
+            # Not closed explicitly: an exception's traceback may still reference the
+            # array view; the map goes away with the last reference.
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            if hasattr(mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
+                mm.madvise(mmap.MADV_SEQUENTIAL)
+    if mm[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte-order mark: blank it out (line 1 keeps its number)
+        mm = b"   " + bytes(mm[3:])
+    size = len(mm)
+    if size == 0:
+        raise LetorFormatError(path, 0, "file has no documents (it is empty)")
     return _read_buffer(path, mm, np.frombuffer(mm, dtype=np.uint8), size, n_features, max_grade,
                         bool(doc_ids), bool(show_progress))
+
+
+def _dense_limit() -> int:
+    """Bytes a dense feature matrix may take: the machine's physical memory."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - not POSIX
+        return 1 << 40
+
+
+def _check_width(path, rows: int, width: int, line: int, declared: bool) -> None:
+    """Refuse a dense (rows x width) float32 matrix larger than the machine's memory."""
+    need = 4 * rows * width
+    if need > _dense_limit():
+        where = "n_features" if declared else f"feature index {width}"
+        raise LetorFormatError(path, line, f"{where} would need a dense matrix of {rows:,} rows x {width:,} "
+                               f"features = {need / 2**30:,.1f} GiB, more than this machine's memory; "
+                               "a feature index this large is most likely a typo")
 
 
 def _read_buffer(path, mm, buf, size, n_features, max_grade, want_ids, show_progress) -> Collection:
     """Drive :func:`_parse_window` over the file, window by window."""
     rows_cap = _count_newlines(buf) + 1
     width = n_features if n_features is not None else 0
+    if n_features is not None:
+        _check_width(path, rows_cap, n_features, 1, True)
     declared = n_features if n_features is not None else -1
     lo, hi, range_text = _label_range(max_grade)
     features = np.zeros((rows_cap, width), dtype=np.float32)  # calloc: untouched pages cost nothing
@@ -871,6 +912,7 @@ def _read_buffer(path, mm, buf, size, n_features, max_grade, want_ids, show_prog
                     break
                 if code == _NEED_WIDER:
                     new_width = max(int(state[_S_ERR_AUX]), _line_max_index(mm, int(state[_S_POS])))
+                    _check_width(path, rows_cap, new_width, int(state[_S_LINE]) + 1, False)
                     grown = np.zeros((rows_cap, new_width), dtype=np.float32)
                     row = int(state[_S_ROW])
                     grown[:row, :width] = features[:row]

@@ -24,13 +24,22 @@ class TrecFormatError(ValueError):
 
 
 def _lines(path):
+    """Whitespace-split non-blank, non-comment lines with their numbers (gzip and a UTF-8
+    byte-order mark are read transparently: :func:`evalrank.io.open_text`)."""
+    from evalrank.io import open_text
+
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist")
-    with open(path, encoding="utf-8", errors="strict") as fh:
-        for number, line in enumerate(fh, start=1):
-            if line.strip() and not line.lstrip().startswith("#"):
-                yield number, line.split()
+    with open_text(path) as fh:
+        number = 0
+        try:
+            for number, line in enumerate(fh, start=1):
+                if line.strip() and not line.lstrip().startswith("#"):
+                    yield number, line.split()
+        except UnicodeDecodeError as e:
+            raise TrecFormatError(f"{path}:{number + 1}: not UTF-8 text ({e.reason} at byte {e.start} of the "
+                                  "line's block)") from None
+        except (OSError, EOFError) as e:
+            raise TrecFormatError(f"{path}: cannot be read whole ({e})") from None
 
 
 def read_qrels(path) -> dict[str, dict[str, int]]:

@@ -20,10 +20,26 @@ def check_ranked_input(scores, labels, offsets):
         raise TypeError(f"labels must be numeric, got dtype {labels.dtype}")
     if np.issubdtype(scores.dtype, np.floating) and np.isnan(scores).any():
         raise ValueError("scores contain NaN")
-    if labels.size and labels.min() < 0:
-        raise ValueError("labels must be non-negative grades")
+    check_grades(labels, "labels")
     offsets = check_offsets(offsets, scores.shape[0])
     return scores.astype(np.float64, copy=False), labels, offsets
+
+
+def check_grades(labels, name: str = "labels") -> np.ndarray:
+    """Relevance grades: non-negative integers (an integer dtype, or floats that are
+    whole numbers; NaN, inf and fractions are refused, not silently scored)."""
+    labels = np.asarray(labels)
+    if not np.issubdtype(labels.dtype, np.number) or np.issubdtype(labels.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be numeric grades, got dtype {labels.dtype}")
+    if np.issubdtype(labels.dtype, np.floating) and labels.size:
+        bad = ~np.isfinite(labels) | (labels != np.floor(labels))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"{name} must be integer grades; {name}[{i}] = {labels[i].item()!r}"
+                             + (f" ({int(bad.sum())} such values)" if bad.sum() > 1 else ""))
+    if labels.size and labels.min() < 0:
+        raise ValueError(f"{name} must be non-negative grades, found {labels.min()!r}")
+    return labels
 
 
 def check_k(k):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.data.collection import check_offsets
-from evalrank.metrics._validate import check_ranked_input
+from evalrank.metrics._validate import check_grades, check_ranked_input
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import gain_values, ideal_dcg, ranked_dcg
@@ -79,8 +79,7 @@ def ndcg(scores, labels, offsets, k: int | None = None, *, convention: str | Non
         judged = np.asarray(ideal_labels)
         if not np.issubdtype(judged.dtype, np.number) or judged.ndim != 1:
             raise TypeError("ideal_labels must be a 1-d numeric array")
-        if judged.size and judged.min() < 0:
-            raise ValueError("ideal_labels must be non-negative grades")
+        check_grades(judged, "ideal_labels")
         if ideal_offsets is None:
             raise ValueError("ideal_labels needs ideal_offsets (one segment per query)")
         judged_offsets = check_offsets(ideal_offsets, judged.shape[0], name="ideal_offsets")

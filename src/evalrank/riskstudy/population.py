@@ -36,7 +36,8 @@ def _rank(values: np.ndarray) -> np.ndarray:
     return pd.Series(values).rank(ascending=False, method="min").astype("Int64")
 
 
-def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measure: str = "err@20"):
+def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measure: str = "err@20",
+           zero_totals: str = "raise"):
     """Table 6 for the ``top`` systems by mean of ``X`` plus the ``baseline``.
 
     ``names``: one per row of ``X`` (systems x topics). URisk/TRisk use the
@@ -46,6 +47,9 @@ def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measu
     ``p_baseline`` is the two-tailed paired t-test p-value of the mean
     difference to the baseline (``|TRisk| > 2`` at ``alpha = 0``, the
     paper's underlined values). Rows are ordered by mean, as in the paper.
+    ``zero_totals``: ZRisk/GeoRisk on a topic where every system scores 0 (or a
+    system scoring 0 everywhere), as :func:`evalrank.metrics.risk.zrisk`: "raise"
+    (default) or "ignore".
     """
     names = [str(n) for n in names]
     X = np.asarray(X, dtype=np.float64)
@@ -63,8 +67,8 @@ def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measu
     order = [int(i) for i in np.argsort(-mean, kind="stable") if i != b][:top]
     shown = sorted(order + [b], key=lambda i: (-mean[i], i))
     rows = np.array(shown)
-    Z = risk.zrisk(X, rows, a, zero_totals="ignore")
-    G = risk.georisk(X, rows, a, zero_totals="ignore")
+    Z = risk.zrisk(X, rows, a, zero_totals=zero_totals)
+    G = risk.georisk(X, rows, a, zero_totals=zero_totals)
     TS = risk.trisk_star(X, rows, a)
     others = rows != b
     U = np.full((rows.size, a.size), np.nan)
@@ -121,13 +125,14 @@ def observations(df: pd.DataFrame, *, measure: str = "err@20", alphas=TABLE6_ALP
     return pd.DataFrame(out)
 
 
-def georisk_curves(names, X, systems, alphas=np.arange(0, 21)) -> pd.DataFrame:
+def georisk_curves(names, X, systems, alphas=np.arange(0, 21), *, zero_totals: str = "raise") -> pd.DataFrame:
     """GeoRisk of ``systems`` (names) over ``alphas`` with all rows of ``X``
-    as baselines (Fig. 2 / Fig. 3): long table system, alpha, georisk."""
+    as baselines (Fig. 2 / Fig. 3): long table system, alpha, georisk
+    (``zero_totals`` as in :func:`table6`)."""
     names = [str(n) for n in names]
     idx = [names.index(s) for s in systems]
     a = np.asarray(alphas, dtype=float)
-    G = risk.georisk(np.asarray(X, dtype=float), np.array(idx), a, zero_totals="ignore")
+    G = risk.georisk(np.asarray(X, dtype=float), np.array(idx), a, zero_totals=zero_totals)
     return pd.DataFrame([{"system": s, "alpha": float(al), "georisk": float(G[r, k])}
                          for r, s in enumerate(systems) for k, al in enumerate(a)])
 

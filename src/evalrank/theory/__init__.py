@@ -1,7 +1,22 @@
 """NDCG as lists grow (Wang et al. 2013): populations with a known canonical
-gain curve g(s), and the limits of NDCG per discount and cut-off rule."""
+gain curve g(s), and the limits of NDCG per discount and cut-off rule.
 
-from evalrank.theory.limits import Limit, ndcg_limit
-from evalrank.theory.population import EmpiricalPopulation, LogisticPopulation, Scorer
+The names below are imported on first use (the limits need scipy's quadrature,
+which the command-line parser must not pay for)."""
+
+import importlib
 
 __all__ = ["Limit", "ndcg_limit", "LogisticPopulation", "EmpiricalPopulation", "Scorer"]
+
+_HOME = {"Limit": "limits", "ndcg_limit": "limits", "LogisticPopulation": "population",
+         "EmpiricalPopulation": "population", "Scorer": "population"}
+
+
+def __getattr__(name):
+    if name in _HOME:
+        return getattr(importlib.import_module(f"evalrank.theory.{_HOME[name]}"), name)
+    raise AttributeError(f"module 'evalrank.theory' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)
