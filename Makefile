@@ -9,7 +9,7 @@ CORES  ?= 2
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: run test report install clean
+.PHONY: run test test-fast report install clean
 
 install: $(STAMP)
 
@@ -25,8 +25,15 @@ run: $(STAMP)
 report: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html
 
+# Four workers, one module at a time each (--dist loadscope: a module's shared DAG run happens
+# once): the end-to-end DAG tests wait on their jobs -- and on Slurm's scheduler -- while the
+# unit tests use the cores.
+TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+
+test-fast: $(STAMP)   # the inner loop: everything but the end-to-end DAG runs, about 3 minutes
+	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf results/*/ .snakemake

@@ -5,23 +5,23 @@ then every command fed files that cannot be read."""
 from __future__ import annotations
 
 import gzip
-import subprocess
-import sys
 import zipfile
 
 import numpy as np
 import pytest
 
+from cli_run import evalrank
+
 from evalrank.cli import build_parser, main
 
 
 def run(*args, check_rc=1):
-    out = subprocess.run([sys.executable, "-m", "evalrank", *map(str, args)], capture_output=True, text=True,
-                         timeout=120)
+    """``python -m evalrank ARGS`` in this process: exit status, stdout, stderr."""
+    ran = evalrank(*args)
     if check_rc is not None:
-        assert out.returncode == check_rc, (out.returncode, out.stdout[-2000:], out.stderr[-3000:])
-    assert "Traceback" not in out.stderr, out.stderr
-    return out
+        assert ran.returncode == check_rc, (ran.returncode, ran.stdout[-2000:], ran.stderr[-3000:])
+    assert "Traceback" not in ran.stderr, ran.stderr
+    return ran
 
 
 def _letor(path, lines):

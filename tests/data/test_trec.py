@@ -1,11 +1,10 @@
 """TREC qrels/run reading and `python -m evalrank ndcg` against pytrec_eval."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_run import evalrank
 
 from evalrank.data.trec import TrecFormatError, align, read_qrels, read_run
 
@@ -31,9 +30,8 @@ def write_case(tmp_path, seed=0, n_queries=30):
 def test_cli_matches_pytrec_eval_with_unretrieved_and_unjudged_documents(tmp_path):
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrel_d, run_d = write_case(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "evalrank", "ndcg", "--qrels", str(tmp_path / "qrels"), "--run",
-                          str(tmp_path / "run"), "-k", "5", "--format", "json"],
-                         capture_output=True, text=True, check=True)
+    out = evalrank("ndcg", "--qrels", tmp_path / "qrels", "--run", tmp_path / "run", "-k", "5", "--format", "json")
+    assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     want = pytrec_eval.RelevanceEvaluator({q: {d: g for d, g in j.items()} for q, j in qrel_d.items()},
                                           {"ndcg_cut.5"}).evaluate(run_d)
@@ -72,8 +70,7 @@ def test_malformed_lines_name_file_and_line(tmp_path, which, text, match):
 def test_cli_letor_mode_and_errors(tmp_path):
     (tmp_path / "f.txt").write_text("2 qid:1 1:0.1\n0 qid:1 1:0.2\n0 qid:2 1:0.3\n")
     (tmp_path / "s.txt").write_text("0.1\n0.9\n0.5\n")
-    run = lambda *args: subprocess.run([sys.executable, "-m", "evalrank", "ndcg", *args],  # noqa: E731
-                                       capture_output=True, text=True)
+    run = lambda *args: evalrank("ndcg", *args)  # noqa: E731
     ok = run("--letor", str(tmp_path / "f.txt"), "--scores", str(tmp_path / "s.txt"), "--convention", "yahoo")
     assert ok.returncode == 0, ok.stderr
     lines = ok.stdout.strip().splitlines()

@@ -260,3 +260,23 @@ def test_argument_checks(data, fitted):
     bad[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         fitted["rf"].predict_proba(bad)
+
+
+@pytest.mark.parametrize("name", ["rf", "ordinal_rf"])
+def test_forests_search_the_grid_with_fewer_trees_and_refit_the_winner(data, name):
+    """tune_n_estimators: the grid is searched with that many trees, the winner refit with all;
+    the kept model equals a direct fit of the winner's parameters (same seed, same trees)."""
+    train, vali, test = data
+    grid = {"min_samples_leaf": [2, 10], "max_features": [0.5]}
+    model = zoo.make_model(name, n_estimators=12, tune_n_estimators=4)
+    model.fit(train, vali, grid=grid, seed=3)
+    searched = [r for r in model.tuning_ if not r.get("refit")]
+    assert len(searched) == 2 and all(r["n_estimators"] == 4 for r in searched)
+    assert model.tuning_[-1]["refit"] and model.best_params_["n_estimators"] == 12
+    best_leaf = max(searched, key=lambda r: r["vali_ndcg10"])["min_samples_leaf"]
+    assert model.best_params_["min_samples_leaf"] == best_leaf
+    direct = zoo.make_model(name, n_estimators=12, tune_n_estimators=4)
+    direct.fit(train, vali, grid={"min_samples_leaf": [best_leaf], "max_features": [0.5]}, seed=3)
+    assert len(direct.tuning_) == 1                       # one point: fitted as it is, no search
+    np.testing.assert_array_equal(model.score(test.features), direct.score(test.features))
+    np.testing.assert_array_equal(model.predict_proba(test.features), direct.predict_proba(test.features))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
+
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_run import evalrank
 from scipy import stats
 
 from evalrank.metrics import risk
@@ -143,7 +144,7 @@ def test_trec_adapter_errors(tmp_path):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "evalrank", *args], capture_output=True, text=True, timeout=120)
+    return evalrank(*args)
 
 
 def test_cli_risk_on_trec_runs(tmp_path):

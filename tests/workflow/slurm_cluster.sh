@@ -2,7 +2,7 @@
 # A one-node Slurm cluster on this machine from Debian's packages (slurmctld, slurmd, munge), to
 # run the workflow's SLURM profile against a real Slurm (tests/workflow/test_slurm.py). Needs root.
 #
-#   tests/workflow/slurm_cluster.sh start [--accounting] [--install]
+#   tests/workflow/slurm_cluster.sh start [--accounting] [--install] [--cpus N]
 #   tests/workflow/slurm_cluster.sh stop
 #   tests/workflow/slurm_cluster.sh status
 #
@@ -12,6 +12,9 @@
 #             on many small clusters: sacct answers "Slurm accounting storage is disabled"); with
 #             --accounting a MariaDB server and slurmdbd hold one (sacct works).
 # --install   apt-get installs the packages that are missing first (Debian/Ubuntu).
+# --cpus N    the node offers N CPUs (default: this machine's) and as much more memory; more than
+#             the machine has lets Slurm start that many one-thread jobs at once (the test DAG's
+#             jobs mostly wait on Python's start).
 # stop        stops the daemons this script started (and MariaDB if it started it).
 #
 # It refuses to touch a slurm.conf it did not write, so it cannot clobber a real cluster.
@@ -51,9 +54,9 @@ install_packages() {
 }
 
 write_conf() {
-  local accounting=$1 cpus mem
-  cpus=$(nproc)
-  mem=$(( $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) - 1024 ))
+  local accounting=$1 cpus=$2 mem
+  # this machine's memory less 1 GiB, scaled like the CPUs when --cpus asks for more than it has
+  mem=$(( ($(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) - 1024) * cpus / $(nproc) ))
   mkdir -p /etc/slurm
   {
     echo "$MARK"
@@ -76,9 +79,13 @@ SlurmdLogFile=/var/log/slurm/slurmd.log
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
+SlurmdParameters=config_overrides
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/linux
 MinJobAge=300
+# a short message timeout: with the daemons stopped, every Snakemake start (its Slurm plugin
+# asks 'scontrol show config' when it loads) waits 2 s instead of 9
+MessageTimeout=3
 NodeName=$HOST CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
@@ -123,13 +130,16 @@ EOF
 }
 
 start() {
-  local accounting=0 install=0
-  for a in "$@"; do
-    case $a in
+  local accounting=0 install=0 cpus
+  cpus=$(nproc)
+  while [ $# -gt 0 ]; do
+    case $1 in
       --accounting) accounting=1 ;;
       --install) install=1 ;;
-      *) die "unknown option $a" ;;
+      --cpus) shift; cpus=${1:?--cpus needs a number} ;;
+      *) die "unknown option $1" ;;
     esac
+    shift
   done
   need_root
   [ "$install" = 1 ] && install_packages "$accounting"
@@ -140,7 +150,7 @@ start() {
   stop_daemons
   mkdir -p "$STATE" /var/lib/slurm/slurmd /var/lib/slurm/slurmctld /var/log/slurm /run/munge
   chown munge:munge /run/munge 2>/dev/null || true
-  write_conf "$accounting"
+  write_conf "$accounting" "$cpus"
   if ! munge -n 2>/dev/null | unmunge >/dev/null 2>&1; then
     [ -s /etc/munge/munge.key ] || { mungekey --create 2>/dev/null || create-munge-key -f; }
     if id munge >/dev/null 2>&1; then su -s /bin/sh munge -c munged; else munged --force; fi
@@ -154,7 +164,7 @@ start() {
     sleep 0.2
   done
   sinfo -h -o %t | grep -qE '^(idle|mix|alloc)' || { sinfo >&2 || true; die "the node did not come up (see /var/log/slurm/)"; }
-  echo "slurm cluster up: partition debug on $HOST ($(nproc) CPUs), accounting $([ "$accounting" = 1 ] && echo slurmdbd || echo none)"
+  echo "slurm cluster up: partition debug on $HOST ($cpus CPUs), accounting $([ "$accounting" = 1 ] && echo slurmdbd || echo none)"
 }
 
 stop_daemons() {

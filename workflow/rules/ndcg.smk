@@ -19,8 +19,8 @@ def ndcg_outputs():
     if not NDCG["enabled"]:
         return []
     out = f"{RESULTS}/ndcg"
-    return [f"{out}/tool_conventions.csv", f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv",
-            f"{out}/fig1.png", f"{out}/fig2.png"]
+    audit = [f"{out}/tool_conventions.csv"] if NDCG["audit"] else []
+    return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
 
 
 rule ndcg_audit:

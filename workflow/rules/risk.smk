@@ -11,6 +11,8 @@ def risk_outputs():
         return []
     learning = [f"{RESULTS}/risk/learning/table7.csv"] if RISK["learning"]["enabled"] else []
     out = [f"{RESULTS}/risk/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
+    if not RISK["example"]["enabled"]:
+        out = []
     if POP["enabled"]:
         out += [f"{RESULTS}/risk/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
     return out + learning

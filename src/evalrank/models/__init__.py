@@ -302,6 +302,8 @@ class RankingModel:
     def _fit_grid(self, train, vali, candidates):
         from evalrank.progress import progress
 
+        if len(candidates) > 1:  # nothing to choose between: fit the one point as it is
+            candidates = [self._search_params(c) for c in candidates]
         self._prepare(train, vali, candidates)
 
         def evaluate(params):
@@ -322,12 +324,22 @@ class RankingModel:
         self.tuning_ = []
         best_state, best_value, best_params = None, -np.inf, None
         for params, (state, value) in zip(candidates, progress(results, total=len(candidates), desc=desc)):
-            row = {k: params[k] for k in sorted(params)}
+            row = {k: params[k] for k in sorted(params) if not k.startswith("_")}
             row.update(self._tuning_extra(state))
             row["vali_ndcg10"] = value
             self.tuning_.append(row)
             if value > best_value:
                 best_state, best_value, best_params = state, value, params
+        final = self._final_params(best_params)
+        if final != best_params:
+            # the grid was searched with a cheaper setting (e.g. fewer trees): refit the winner
+            best_state, best_value = evaluate(final)
+            best_params = final
+            row = {k: final[k] for k in sorted(final)}
+            row.update(self._tuning_extra(best_state))
+            row["vali_ndcg10"] = best_value
+            row["refit"] = True
+            self.tuning_.append(row)
         self.best_params_ = dict(best_params)
         self.best_vali_ndcg10_ = best_value
         self.state_ = best_state
@@ -353,6 +365,14 @@ class RankingModel:
     # hooks ------------------------------------------------------------------
     def _prepare(self, train: Collection, vali: Collection, candidates: list[dict]) -> None:
         pass
+
+    def _search_params(self, params: dict) -> dict:
+        """The parameters a grid point is searched with (default: as given)."""
+        return params
+
+    def _final_params(self, params: dict) -> dict:
+        """The parameters the model keeps, from the winning grid point (default: as searched)."""
+        return params
 
     def _fit_one(self, train: Collection, vali: Collection, params: dict):  # pragma: no cover
         raise NotImplementedError

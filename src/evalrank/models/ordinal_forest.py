@@ -29,7 +29,7 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel, check_features, normalize_rows
-from evalrank.models.forest import forest_kwargs
+from evalrank.models.forest import forest_kwargs, refit_with_all_trees, search_with_fewer_trees
 from evalrank.progress import progress
 
 __all__ = ["OrdinalForestModel", "monotone_cumulative", "cumulative_to_proba"]
@@ -55,15 +55,20 @@ class OrdinalForestModel(RankingModel):
     """K-1 cumulative random-forest classifiers (Sawade Sec. 5.2).
 
     Parameters (tunable): ``n_estimators`` (trees per cumulative forest),
-    ``max_features``, ``min_samples_leaf``, ``max_depth``, ``max_samples``.
+    ``max_features``, ``min_samples_leaf``, ``max_depth``, ``max_samples``,
+    ``tune_n_estimators`` (:func:`evalrank.models.forest.search_with_fewer_trees`).
     """
 
     name = "ordinal_rf"
-    param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples")
+    param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples", "tune_n_estimators")
 
     @classmethod
     def default_params(cls):
-        return dict(n_estimators=30, max_features=0.1, min_samples_leaf=10, max_depth=None, max_samples=None)
+        return dict(n_estimators=30, max_features=0.1, min_samples_leaf=10, max_depth=None, max_samples=None,
+                    tune_n_estimators=None)
+
+    _search_params = staticmethod(search_with_fewer_trees)
+    _final_params = staticmethod(refit_with_all_trees)
 
     def _fit_one(self, train, vali, params):
         from sklearn.ensemble import RandomForestClassifier

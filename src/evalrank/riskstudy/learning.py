@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evalrank import seeds
 from evalrank.data.collection import Collection
@@ -100,6 +99,8 @@ def table7(per_query: pd.DataFrame, *, learners, baselines, bm25: str = "bm25", 
     ``delta_vs_reference`` (mean difference to ``reference``) and
     ``p_vs_reference`` (two-tailed paired t-test over all test queries).
     """
+    from scipy.stats import ttest_rel
+
     missing = [c for c in (*learners, *baselines, bm25) if c not in per_query.columns]
     if missing:
         raise ValueError(f"per_query lacks the systems {missing}")
@@ -113,7 +114,7 @@ def table7(per_query: pd.DataFrame, *, learners, baselines, bm25: str = "bm25", 
             if name == reference:
                 p = np.nan
             else:
-                p = float(stats.ttest_rel(s, ref).pvalue) if np.any(s != ref) else 1.0
+                p = float(ttest_rel(s, ref).pvalue) if np.any(s != ref) else 1.0
             rows.append({"half": half, "learner": name, **prof, "delta_vs_reference": float(np.mean(s - ref)),
                          "p_vs_reference": p})
     return pd.DataFrame(rows)

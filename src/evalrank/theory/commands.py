@@ -125,6 +125,12 @@ def cmd_lists(a):
     from evalrank.plots import theory as plots
     from evalrank.theory.lists import longest_queries, prefix_ndcg
 
+    rankers = []
+    for item in a.models:  # checked before the lists are built
+        name, _, path = item.partition("=")
+        if not path:
+            raise ValueError(f"--models: expected NAME=PATH, got {item!r}")
+        rankers.append((name, load_model(path)))
     if a.source == "synthetic":
         # the generator's long-list option: a few dozen queries of thousands of documents, in generation order
         c = generate(a.queries, seed=a.seed, partition=a.stream_partition, n_features=a.n_features,
@@ -136,12 +142,7 @@ def cmd_lists(a):
         full = Collection.load(a.partition)
         c = full.select_queries(longest_queries(full.offsets, a.queries))
         what = f"the {a.queries} longest queries of {a.partition} ({int(np.diff(c.offsets).min())} documents or more)"
-    scores = {}
-    for item in a.models:
-        name, _, path = item.partition("=")
-        if not path:
-            raise ValueError(f"--models: expected NAME=PATH, got {item!r}")
-        scores[name] = load_model(path).score(c.features)
+    scores = {name: model.score(c.features) for name, model in rankers}
     scores["random"] = seeds.rng(a.seed, "theory", "lists", "random").random(c.n_docs)
     shortest = int(np.diff(c.offsets).min())
     sizes = [n for n in a.sizes if n <= shortest]

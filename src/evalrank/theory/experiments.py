@@ -33,7 +33,6 @@ from evalrank.metrics.cutoffs import parse_cutoff, resolve_cutoff
 from evalrank.metrics.dcg import cut_discount_row, grade_counts, ideal_from_counts
 from evalrank.metrics.discounts import parse_discount
 from evalrank.metrics.ranking import descending_rows
-from evalrank.theory.limits import ndcg_limit
 
 __all__ = ["Measure", "parse_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
 
@@ -113,6 +112,8 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
 def limits_table(pop, scorers, measures, names=None) -> pd.DataFrame:
     """Every scorer x measure: the limit (:func:`~evalrank.theory.limits.ndcg_limit`),
     the rule of the table that gives it and its theorem."""
+    from evalrank.theory.limits import ndcg_limit  # scipy's quadrature: only where limits are computed
+
     names = names or [str(s) for s in scorers]
     rows = []
     for name, sc in zip(names, scorers):

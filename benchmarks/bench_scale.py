@@ -1,0 +1,277 @@
+"""What ``config/paper.yaml`` costs at MSLR-WEB30K size: every rule's measured time and peak
+memory, and the whole DAG's wall time projected on 2 and 16 cores.
+
+Two steps, from the repository root (benchmarks/RESULTS.md, "Paper scale", has the numbers)::
+
+    # 1. measure: the paper-scale DAG on synthetic data of MSLR-WEB30K's size (config/scale.yaml),
+    #    restricted to fold 1 of the five (benchmarks/scale_fold1.yaml), every job with its
+    #    Snakemake benchmark file (wall time, CPU time, peak RSS)
+    snakemake --profile workflow/profiles/default --cores 2 \\
+        --configfile config/paper.yaml config/scale.yaml benchmarks/scale_fold1.yaml
+    # 2. project the whole DAG (all five folds) from the measured jobs
+    .venv/bin/python benchmarks/bench_scale.py --measured results/scale-fold1 > benchmarks/out/scale.md
+
+Projection: the full DAG's jobs, dependencies, threads and declared memory come from
+Snakemake itself (``--dag`` and a dry run of paper.yaml + scale.yaml). A job of fold f > 1 gets
+the measured time of the same job on fold 1 (folds are the same size); the two jobs that merge
+all folds (active_summary, risk_table7) are scaled by how many files they read. Rows say
+"measured" or "from fold 1". A job measured on t = min(threads, 2) threads with wall w and CPU
+time c runs on n threads in c (1 - p + p / n), p the parallel share Amdahl's law gives for
+(w, c, t) (a single-threaded job: its wall time). The schedule puts the ready job with the
+longest remaining path first, each job on min(threads, cores) cores, as many at once as the
+cores allow; a lower bound on what Snakemake's scheduler achieves is the critical path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import heapq
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from _machine import cpu_model
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ["config/paper.yaml", "config/scale.yaml"]
+MERGE_RULES = {"active_summary", "risk_table7"}  # read every fold's outputs: scaled by inputs
+
+
+def snakemake(*args, configs=CONFIGS) -> str:
+    cmd = [sys.executable, "-m", "snakemake", "--profile", "workflow/profiles/default", "--configfile", *configs,
+           *args]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    if out.returncode != 0:
+        raise SystemExit(f"snakemake {' '.join(args)} failed:\n{out.stderr[-3000:]}")
+    return out.stdout + out.stderr
+
+
+def dry_jobs(configs=CONFIGS) -> dict:
+    """(rule, wildcards) -> {threads, mem_mb, benchmark, inputs} from a forced dry run."""
+    text = snakemake("-n", "--forceall", configs=configs)
+    jobs, cur = {}, None
+    for line in text.splitlines():
+        m = re.match(r"^(?:local)?(?:checkpoint|rule) (\w+):$", line.strip())
+        if m:
+            cur = {"rule": m.group(1), "wildcards": "", "threads": 1, "mem_mb": None, "benchmark": None,
+                   "inputs": 0}
+            continue
+        if cur is None:
+            continue
+        s = line.strip()
+        if s.startswith("wildcards:"):
+            cur["wildcards"] = s.split(":", 1)[1].strip()
+        elif s.startswith("threads:"):
+            cur["threads"] = int(s.split(":", 1)[1])
+        elif s.startswith("input:"):
+            cur["inputs"] = len(s.split(":", 1)[1].split(","))
+        elif s.startswith("benchmark:"):
+            cur["benchmark"] = s.split(":", 1)[1].strip()
+        elif s.startswith("resources:"):
+            m = re.search(r"mem_mb=(\d+)", s)
+            cur["mem_mb"] = int(m.group(1)) if m else None
+        elif s.startswith("jobid:"):
+            cur["jobid"] = int(s.split(":", 1)[1])
+        elif not s and "jobid" in cur:
+            jobs[(cur["rule"], cur["wildcards"])] = cur
+            cur = None
+    return jobs
+
+
+def dag_edges(configs=CONFIGS) -> tuple[dict, list]:
+    """Nodes (id -> (rule, wildcards)) and edges (upstream id, downstream id) of ``--dag``."""
+    dot = snakemake("--dag", "--forceall", configs=configs)
+    nodes, edges = {}, []
+    for m in re.finditer(r'^\s*(\d+)\[label = "([^"]*)"', dot, re.M):
+        parts = m.group(2).split("\\n")
+        wc = ", ".join(p.replace(": ", "=") for p in parts[1:])
+        nodes[int(m.group(1))] = (parts[0], wc)
+    for m in re.finditer(r"^\s*(\d+) -> (\d+)", dot, re.M):
+        edges.append((int(m.group(1)), int(m.group(2))))
+    return nodes, edges
+
+
+def read_benchmark(path: Path) -> dict | None:
+    if not path.exists():
+        return None
+    with open(path) as fh:
+        rows = list(csv.DictReader(fh, delimiter="\t"))
+    if not rows:
+        return None
+    r = rows[-1]
+    num = lambda k: float(r[k]) if r.get(k) not in (None, "", "NA", "-") else float("nan")  # noqa: E731
+    return {"s": num("s"), "cpu": num("cpu_time"), "rss": num("max_rss")}
+
+
+def fold1(wildcards: str) -> str:
+    """The same job on fold 1 (the folds of the model stage and of the risk protocol)."""
+    return re.sub(r"\bfold=\d", "fold=1", wildcards)
+
+
+def _size(wildcards: str) -> float | None:
+    """The size a job's wildcards name (training pairs n=..., rf_n<N>, sample size n<N>), if any."""
+    m = re.search(r"(?:\bn=|_n)(\d+)", wildcards)
+    return float(m.group(1)) if m else None
+
+
+def sibling(bench: dict, rule: str, wildcards: str):
+    """An unmeasured job from the measured jobs of the same rule: the nearest size scaled
+    linearly in the size its wildcards name (training pairs, sample size), else their mean."""
+    same = [(wc, v) for (r, wc), v in bench.items() if r == rule]
+    if not same:
+        return None
+    n = _size(wildcards)
+    sized = [(abs(_size(wc) - n), _size(wc), v) for wc, v in same if n is not None and _size(wc)]
+    if sized:
+        _, n0, (b, n_in) = min(sized, key=lambda t: t[0])
+        f = n / n0
+        return {"s": b["s"] * f, "cpu": b["cpu"] * f, "rss": b["rss"] * max(f, 1.0)}, n_in
+    bs = [v[0] for _, v in same]
+    mean = {k: sum(b[k] for b in bs) / len(bs) for k in ("s", "cpu")}
+    return {**mean, "rss": max(b["rss"] for b in bs)}, same[0][1][1]
+
+
+def run_time(b: dict, threads: int, n: int) -> float:
+    """Wall time on ``n`` cores of a job measured as ``b`` on min(threads, 2) cores."""
+    t = min(threads, 2)
+    w, c = b["s"], b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
+    if t <= 1 or c <= w:
+        return w if t <= 1 else max(w, c / min(threads, n))
+    p = min(max((1 - w / c) / (1 - 1 / t), 0.0), 1.0)
+    return c * (1 - p + p / min(threads, n))
+
+
+def schedule(durations: dict, cores_of: dict, edges: list, n_cores: int) -> float:
+    """Makespan of a list schedule: ready jobs by longest remaining path, up to n_cores cores busy."""
+    down, n_up = defaultdict(list), defaultdict(int)
+    for a, b in edges:
+        down[a].append(b)
+        n_up[b] += 1
+    order = list(durations)
+    tail = {}
+    for j in reversed(_topo(order, down, n_up)):
+        tail[j] = durations[j] + max((tail[k] for k in down[j]), default=0.0)
+    ready = [(-tail[j], j) for j in order if n_up[j] == 0]
+    heapq.heapify(ready)
+    running, t, free, left = [], 0.0, n_cores, dict(n_up)
+    waiting = []
+    while ready or running or waiting:
+        started = True
+        while started:
+            started = False
+            keep = []
+            while ready:
+                prio, j = heapq.heappop(ready)
+                c = min(cores_of[j], n_cores)
+                if c <= free:
+                    free -= c
+                    heapq.heappush(running, (t + durations[j], j, c))
+                    started = True
+                else:
+                    keep.append((prio, j))
+            for item in keep:
+                heapq.heappush(ready, item)
+        if not running:
+            break
+        t, j, c = heapq.heappop(running)
+        free += c
+        for k in down[j]:
+            left[k] -= 1
+            if left[k] == 0:
+                heapq.heappush(ready, (-tail[k], k))
+    return t, max(tail.values())
+
+
+def _topo(order, down, n_up):
+    left = {j: n_up[j] for j in order}
+    out, stack = [], [j for j in order if left[j] == 0]
+    while stack:
+        j = stack.pop()
+        out.append(j)
+        for k in down[j]:
+            left[k] -= 1
+            if left[k] == 0:
+                stack.append(k)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--measured", required=True, help="results folder of the fold-1 run (results/scale-fold1)")
+    ap.add_argument("--measured-config", default="benchmarks/scale_fold1.yaml")
+    ap.add_argument("--cores", type=int, nargs="+", default=[2, 16])
+    a = ap.parse_args()
+    measured_jobs = dry_jobs(CONFIGS + [a.measured_config])
+    full_jobs = dry_jobs()
+    nodes, edges = dag_edges()
+    bench = {}
+    for key, j in measured_jobs.items():
+        if j["benchmark"]:
+            b = read_benchmark(ROOT / j["benchmark"])
+            if b:
+                bench[key] = (b, j["inputs"])
+    rows = defaultdict(lambda: {"jobs": 0, "measured": 0, "from_fold1": 0, "scaled": 0, "from_sibling": 0,
+                                "missing": 0, "wall": [],
+                                "cpu": 0.0, "rss": 0.0, "mem_mb": 0, "threads": 1})
+    dur = {n: {} for n in a.cores}
+    cores_of, names = {}, {}
+    for nid, (rule, wc) in nodes.items():
+        if rule == "all":
+            for n in a.cores:
+                dur[n][nid] = 0.0
+            cores_of[nid] = 1
+            continue
+        j = full_jobs.get((rule, wc), {"threads": 1, "mem_mb": None, "inputs": 0})
+        r = rows[rule]
+        r["jobs"] += 1
+        r["threads"] = max(r["threads"], j["threads"])
+        r["mem_mb"] = max(r["mem_mb"], j["mem_mb"] or 0)
+        how = "measured"
+        got = bench.get((rule, wc))
+        if got is None:
+            got, how = bench.get((rule, fold1(wc))), "from_fold1"
+        if got is None:
+            got, how = sibling(bench, rule, fold1(wc)), "from_sibling"
+        if got is None:
+            r["missing"] += 1
+            b = {"s": 0.0, "cpu": 0.0, "rss": 0.0}
+        else:
+            b, n_in = got
+            if rule in MERGE_RULES and j["inputs"] > n_in:
+                f = j["inputs"] / max(n_in, 1)
+                b, how = {"s": b["s"] * f, "cpu": b["cpu"] * f, "rss": b["rss"]}, "scaled"
+            r[how] += 1
+            r["wall"].append(b["s"])
+            r["cpu"] += b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
+            r["rss"] = max(r["rss"], b["rss"])
+        cores_of[nid] = j["threads"]
+        names[nid] = rule
+        for n in a.cores:
+            dur[n][nid] = run_time(b, j["threads"], n)
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; projection of {' + '.join(CONFIGS)} "
+          f"from {a.measured} ({len(bench)} measured jobs)\n")
+    print("| rule | jobs | measured | from fold 1 / scaled | from a sibling job | mean wall s | max wall s | "
+          "CPU h (all jobs) | peak RSS MB | mem_mb declared | threads |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    total_cpu = 0.0
+    for rule, r in sorted(rows.items(), key=lambda kv: -kv[1]["cpu"]):
+        w = r["wall"]
+        total_cpu += r["cpu"]
+        flag = " **over**" if r["rss"] > r["mem_mb"] else ""
+        print(f"| {rule} | {r['jobs']} | {r['measured']} | {r['from_fold1'] + r['scaled']}"
+              f"{' (' + str(r['missing']) + ' unmeasured)' if r['missing'] else ''} | {r['from_sibling']} | "
+              f"{sum(w) / len(w) if w else float('nan'):.1f} | {max(w) if w else float('nan'):.1f} | "
+              f"{r['cpu'] / 3600:.2f} | {r['rss']:.0f}{flag} | {r['mem_mb']} | {r['threads']} |")
+    print(f"\nCPU time of all {sum(r['jobs'] for r in rows.values())} jobs: {total_cpu / 3600:.1f} h")
+    for n in a.cores:
+        span, crit = schedule(dur[n], cores_of, edges, n)
+        print(f"projected wall time on {n} cores: {span / 3600:.2f} h (critical path {crit / 3600:.2f} h)")
+
+
+if __name__ == "__main__":
+    main()

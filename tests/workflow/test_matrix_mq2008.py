@@ -1,0 +1,41 @@
+"""The dataset matrix (tests/workflow/matrix/), an MQ2008-shaped dataset: 46 query-normalized
+features, grades 0-2, no length feature. Every stage that applies completes with unit costs
+and three grades; the ones that cannot apply are refused before anything runs, naming the
+config key. (The small pool: test_matrix_small_pool.py.)"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from dagrun import MATRIX, snakemake
+
+pytestmark = pytest.mark.slow
+
+
+def test_mq2008_shaped_dataset(tmp_path):
+    snakemake(tmp_path, "--cores", "2", configs=(MATRIX / "mq2008_shaped.yaml",))
+    res = tmp_path / "results" / "mq2008-shaped"
+    p = np.load(res / "fold1" / "predictions" / "ordered_logit.npz")
+    assert p["probs"].shape == (len(p["labels"]), 3) and p["labels"].max() == 2
+    setup = np.load(res / "fold1" / "active" / "fig1_rf" / "setup.npz")
+    assert (setup["costs"] == 1.0).all()                      # unit costs
+    assert pd.read_csv(res / "active" / "savings.csv")["passive_error"].gt(0).all()
+    for f in ("ndcg/ordering.csv", "ndcg/fig2.png", "risk/learning/table7.csv", "risk/population/table6.csv",
+              "fold1/quality/quality.csv"):
+        assert (res / f).exists(), f
+    assert not (res / "clicks").exists()
+
+
+@pytest.mark.parametrize("override, key, fragment", [
+    ("active: {cost_feature: 15}", "active.cost_feature", "no feature is a document length"),
+    ("clicks: {enabled: true}", "clicks.grades", "needs dataset.max_grade + 1 grades"),
+    ("risk: {population: {features: [5, 110], baseline_feature: 110}}", "risk.population.features",
+     "exceed dataset.n_features = 46"),
+])
+def test_mq2008_shaped_refuses_what_cannot_apply(tmp_path, override, key, fragment):
+    extra = tmp_path / "override.yaml"
+    extra.write_text(override + "\n")
+    out = snakemake(tmp_path, "-n", configs=(MATRIX / "mq2008_shaped.yaml", extra), check=False)
+    text = out.stdout + out.stderr
+    assert out.returncode != 0 and f"config key '{key}'" in text and fragment in text, text[-3000:]
