@@ -14,8 +14,11 @@ Two steps, from the repository root (benchmarks/RESULTS.md, "Paper scale", has t
 Projection: the full DAG's jobs, dependencies, threads and declared memory come from
 Snakemake itself (``--dag`` and a dry run of paper.yaml + scale.yaml). A job of fold f > 1 gets
 the measured time of the same job on fold 1 (folds are the same size); the two jobs that merge
-all folds (active_summary, risk_table7) are scaled by how many files they read. Rows say
-"measured" or "from fold 1". A job measured on t = min(threads, 2) threads with wall w and CPU
+all folds (active_summary, risk_table7) are scaled by how many files they read. A fold-1 job
+that was not run gets the measurement of a sibling job of the same rule: the nearest size
+scaled linearly when its wildcards name one (training pairs, ``rf_n<N>``, sample size
+``n<N>``), else the siblings' mean time and largest peak. Columns say how many jobs of a rule
+were measured, taken from fold 1 (or scaled by inputs) and taken from a sibling. A job measured on t = min(threads, 2) threads with wall w and CPU
 time c runs on n threads in c (1 - p + p / n), p the parallel share Amdahl's law gives for
 (w, c, t) (a single-threaded job: its wall time). The schedule puts the ready job with the
 longest remaining path first, each job on min(threads, cores) cores, as many at once as the
