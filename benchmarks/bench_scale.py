@@ -5,24 +5,27 @@ Two steps, from the repository root (benchmarks/RESULTS.md, "Paper scale", has t
 
     # 1. measure: the paper-scale DAG on synthetic data of MSLR-WEB30K's size (config/scale.yaml),
     #    restricted to fold 1 of the five (benchmarks/scale_fold1.yaml), every job with its
-    #    Snakemake benchmark file (wall time, CPU time, peak RSS)
+    #    Snakemake benchmark file (wall time, CPU time, peak RSS); keep the console output, which
+    #    says what each job declared (its memory may depend on the size of its input)
     snakemake --profile workflow/profiles/default --cores 2 \\
-        --configfile config/paper.yaml config/scale.yaml benchmarks/scale_fold1.yaml
+        --configfile config/paper.yaml config/scale.yaml benchmarks/scale_fold1.yaml 2>&1 | tee scale.log
     # 2. project the whole DAG (all five folds) from the measured jobs
-    .venv/bin/python benchmarks/bench_scale.py --measured results/scale-fold1 > benchmarks/out/scale.md
+    .venv/bin/python benchmarks/bench_scale.py --measured results/scale-fold1 --console-log scale.log
 
-Projection: the full DAG's jobs, dependencies, threads and declared memory come from
-Snakemake itself (``--dag`` and a dry run of paper.yaml + scale.yaml). A job of fold f > 1 gets
-the measured time of the same job on fold 1 (folds are the same size); the two jobs that merge
-all folds (active_summary, risk_table7) are scaled by how many files they read. A fold-1 job
-that was not run gets the measurement of a sibling job of the same rule: the nearest size
-scaled linearly when its wildcards name one (training pairs, ``rf_n<N>``, sample size
-``n<N>``), else the siblings' mean time and largest peak. Columns say how many jobs of a rule
-were measured, taken from fold 1 (or scaled by inputs) and taken from a sibling. A job measured on t = min(threads, 2) threads with wall w and CPU
-time c runs on n threads in c (1 - p + p / n), p the parallel share Amdahl's law gives for
-(w, c, t) (a single-threaded job: its wall time). The schedule puts the ready job with the
-longest remaining path first, each job on min(threads, cores) cores, as many at once as the
-cores allow; a lower bound on what Snakemake's scheduler achieves is the critical path.
+Projection: the full DAG's jobs, their dependencies (a job depends on the jobs writing its
+inputs), threads and memory come from a forced dry run of paper.yaml + scale.yaml. A job of
+fold f > 1 gets the measured time of the same job on fold 1 (folds are the same size); the two
+jobs that merge all folds (active_summary, risk_table7) are scaled by how many files they read.
+A fold-1 job that was not run gets the measurement of a sibling job of the same rule: the
+nearest size scaled linearly when its wildcards name one (training pairs, ``rf_n<N>``, sample
+size ``n<N>``), else the siblings' mean time and largest peak. Columns say how many jobs of a
+rule were measured, taken from fold 1 (or scaled by inputs) and taken from a sibling, and flag
+a peak above the job's declared ``mem_mb``. A job measured on t = min(threads, 2) threads with
+wall w and CPU time c runs on n threads in c (1 - p + p / n), p the parallel share Amdahl's
+law gives for (w, c, t) (a single-threaded job: its wall time). The schedule puts the ready
+job with the longest remaining path first, each job on min(threads, cores) cores, as many at
+once as the cores allow; a lower bound on what Snakemake's scheduler achieves is the critical
+path.
 """
 
 from __future__ import annotations
@@ -54,49 +57,70 @@ def snakemake(*args, configs=CONFIGS) -> str:
     return out.stdout + out.stderr
 
 
-def dry_jobs(configs=CONFIGS) -> dict:
-    """(rule, wildcards) -> {threads, mem_mb, benchmark, inputs} from a forced dry run."""
-    text = snakemake("-n", "--forceall", configs=configs)
-    jobs, cur = {}, None
+def _job_blocks(text: str):
+    """The job blocks of Snakemake's console output (a dry run, or the log of a real run):
+    {rule, wildcards, threads, mem_mb (None where not known yet), benchmark, input, output}."""
+    cur = None
     for line in text.splitlines():
-        m = re.match(r"^(?:local)?(?:checkpoint|rule) (\w+):$", line.strip())
+        s = line.strip()
+        m = re.match(r"^(?:local)?(?:checkpoint|rule) (\w+):$", s)
         if m:
-            cur = {"rule": m.group(1), "wildcards": "", "threads": 1, "mem_mb": None, "benchmark": None,
-                   "inputs": 0}
+            if cur is not None:
+                yield cur
+            cur = {"rule": m.group(1), "wildcards": "", "threads": 1, "mem_mb": None, "runtime": None, "benchmark": None,
+                   "input": [], "output": []}
             continue
         if cur is None:
             continue
-        s = line.strip()
-        if s.startswith("wildcards:"):
-            cur["wildcards"] = s.split(":", 1)[1].strip()
-        elif s.startswith("threads:"):
-            cur["threads"] = int(s.split(":", 1)[1])
-        elif s.startswith("input:"):
-            cur["inputs"] = len(s.split(":", 1)[1].split(","))
-        elif s.startswith("benchmark:"):
-            cur["benchmark"] = s.split(":", 1)[1].strip()
-        elif s.startswith("resources:"):
-            m = re.search(r"mem_mb=(\d+)", s)
-            cur["mem_mb"] = int(m.group(1)) if m else None
-        elif s.startswith("jobid:"):
-            cur["jobid"] = int(s.split(":", 1)[1])
-        elif not s and "jobid" in cur:
-            jobs[(cur["rule"], cur["wildcards"])] = cur
-            cur = None
-    return jobs
+        key, _, val = s.partition(":")
+        val = val.strip()
+        if key == "wildcards":
+            cur["wildcards"] = val
+        elif key == "threads":
+            cur["threads"] = int(val)
+        elif key in ("input", "output"):
+            cur[key] = [f.strip() for f in val.split(",") if f.strip()]
+        elif key == "benchmark":
+            cur["benchmark"] = val
+        elif key == "resources":
+            m = re.search(r"\bmem_mb=(\d+)", val)
+            cur["mem_mb"] = int(m.group(1)) if m else None  # '<TBD>': sized from inputs not made yet
+            m = re.search(r"\bruntime=(\d+)", val)
+            cur["runtime"] = int(m.group(1)) if m else None
+        elif s.startswith(("Shell command", "[")) or not s:
+            if cur.get("benchmark") is not None or cur["output"]:
+                yield cur
+                cur = None
+    if cur is not None:
+        yield cur
 
 
-def dag_edges(configs=CONFIGS) -> tuple[dict, list]:
-    """Nodes (id -> (rule, wildcards)) and edges (upstream id, downstream id) of ``--dag``."""
-    dot = snakemake("--dag", "--forceall", configs=configs)
-    nodes, edges = {}, []
-    for m in re.finditer(r'^\s*(\d+)\[label = "([^"]*)"', dot, re.M):
-        parts = m.group(2).split("\\n")
-        wc = ", ".join(p.replace(": ", "=") for p in parts[1:])
-        nodes[int(m.group(1))] = (parts[0], wc)
-    for m in re.finditer(r"^\s*(\d+) -> (\d+)", dot, re.M):
-        edges.append((int(m.group(1)), int(m.group(2))))
+def dry_jobs(configs=CONFIGS) -> dict:
+    """(rule, wildcards) -> job block of a forced dry run, with the threads each job declares
+    (--cores 1024: Snakemake caps a job's threads at the cores it is given)."""
+    text = snakemake("-n", "--forceall", "--cores", "1024", configs=configs)
+    return {(j["rule"], j["wildcards"]): j for j in _job_blocks(text)}
+
+
+def dag_edges(jobs: dict) -> tuple[dict, list]:
+    """Nodes (id -> (rule, wildcards)) and edges (upstream id, downstream id): a job depends on
+    the jobs that write its input files."""
+    keys = list(jobs)
+    nodes = dict(enumerate(keys))
+    writer = {f: i for i, k in nodes.items() for f in jobs[k]["output"]}
+    edges = sorted({(writer[f], i) for i, k in nodes.items() for f in jobs[k]["input"] if f in writer})
     return nodes, edges
+
+
+def declared_at_run(paths) -> dict:
+    """benchmark path -> (threads, mem_mb) as the measured run declared them (its console output:
+    a job's memory may depend on the size of its input, which a forced dry run cannot know)."""
+    out = {}
+    for p in paths:
+        for j in _job_blocks(Path(p).read_text(errors="replace")):
+            if j["benchmark"] and j["mem_mb"] is not None:
+                out[j["benchmark"]] = (j["threads"], j["mem_mb"])
+    return out
 
 
 def read_benchmark(path: Path) -> dict | None:
@@ -208,36 +232,42 @@ def main():
     ap.add_argument("--measured", required=True, help="results folder of the fold-1 run (results/scale-fold1)")
     ap.add_argument("--measured-config", default="benchmarks/scale_fold1.yaml")
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 16])
+    ap.add_argument("--console-log", nargs="*", default=[],
+                    help="the measured run's console output (what each job declared: threads, mem_mb)")
     a = ap.parse_args()
     measured_jobs = dry_jobs(CONFIGS + [a.measured_config])
     full_jobs = dry_jobs()
-    nodes, edges = dag_edges()
+    nodes, edges = dag_edges(full_jobs)
+    declared = declared_at_run(a.console_log)
     bench = {}
     for key, j in measured_jobs.items():
         if j["benchmark"]:
             b = read_benchmark(ROOT / j["benchmark"])
             if b:
-                bench[key] = (b, j["inputs"])
+                b["mem_mb"] = declared.get(j["benchmark"], (None, j["mem_mb"]))[1]
+                bench[key] = (b, len(j["input"]))
     rows = defaultdict(lambda: {"jobs": 0, "measured": 0, "from_fold1": 0, "scaled": 0, "from_sibling": 0,
-                                "missing": 0, "wall": [],
-                                "cpu": 0.0, "rss": 0.0, "mem_mb": 0, "threads": 1})
+                                "missing": 0, "wall": [], "cpu": 0.0, "rss": 0.0, "mem": [], "over": 0,
+                                "threads": 1, "runtime": [], "late": 0})
     dur = {n: {} for n in a.cores}
-    cores_of, names = {}, {}
+    cores_of = {}
     for nid, (rule, wc) in nodes.items():
+        j = full_jobs[(rule, wc)]
+        cores_of[nid] = j["threads"]
         if rule == "all":
             for n in a.cores:
                 dur[n][nid] = 0.0
-            cores_of[nid] = 1
             continue
-        j = full_jobs.get((rule, wc), {"threads": 1, "mem_mb": None, "inputs": 0})
         r = rows[rule]
         r["jobs"] += 1
         r["threads"] = max(r["threads"], j["threads"])
-        r["mem_mb"] = max(r["mem_mb"], j["mem_mb"] or 0)
         how = "measured"
         got = bench.get((rule, wc))
         if got is None:
             got, how = bench.get((rule, fold1(wc))), "from_fold1"
+        mem = j["mem_mb"] if j["mem_mb"] is not None else (got[0]["mem_mb"] if got else None)
+        if mem is not None:
+            r["mem"].append(mem)
         if got is None:
             got, how = sibling(bench, rule, fold1(wc)), "from_sibling"
         if got is None:
@@ -245,31 +275,39 @@ def main():
             b = {"s": 0.0, "cpu": 0.0, "rss": 0.0}
         else:
             b, n_in = got
-            if rule in MERGE_RULES and j["inputs"] > n_in:
-                f = j["inputs"] / max(n_in, 1)
+            if rule in MERGE_RULES and len(j["input"]) > n_in:
+                f = len(j["input"]) / max(n_in, 1)
                 b, how = {"s": b["s"] * f, "cpu": b["cpu"] * f, "rss": b["rss"]}, "scaled"
             r[how] += 1
             r["wall"].append(b["s"])
             r["cpu"] += b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
             r["rss"] = max(r["rss"], b["rss"])
-        cores_of[nid] = j["threads"]
-        names[nid] = rule
+            r["over"] += int(mem is not None and b["rss"] > mem)
         for n in a.cores:
             dur[n][nid] = run_time(b, j["threads"], n)
+        if j["runtime"] is not None:  # minutes; Slurm's time limit, on the declared threads
+            r["runtime"].append(j["runtime"])
+            r["late"] += int(run_time(b, j["threads"], j["threads"]) > 60 * j["runtime"])
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; projection of {' + '.join(CONFIGS)} "
           f"from {a.measured} ({len(bench)} measured jobs)\n")
     print("| rule | jobs | measured | from fold 1 / scaled | from a sibling job | mean wall s | max wall s | "
-          "CPU h (all jobs) | peak RSS MB | mem_mb declared | threads |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "CPU h (all jobs) | peak RSS MB | mem_mb declared | threads declared | runtime declared, min |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     total_cpu = 0.0
     for rule, r in sorted(rows.items(), key=lambda kv: -kv[1]["cpu"]):
         w = r["wall"]
         total_cpu += r["cpu"]
-        flag = " **over**" if r["rss"] > r["mem_mb"] else ""
+        flag = f" **over in {r['over']} jobs**" if r["over"] else ""
+        mem = (f"{min(r['mem'])}" if min(r["mem"]) == max(r["mem"]) else f"{min(r['mem'])}-{max(r['mem'])}") \
+            if r["mem"] else "from input"
+        runtime = f"{max(r['runtime'])}" if r["runtime"] else ""
+        if r["late"]:
+            runtime += f" **short in {r['late']} jobs**"
         print(f"| {rule} | {r['jobs']} | {r['measured']} | {r['from_fold1'] + r['scaled']}"
               f"{' (' + str(r['missing']) + ' unmeasured)' if r['missing'] else ''} | {r['from_sibling']} | "
               f"{sum(w) / len(w) if w else float('nan'):.1f} | {max(w) if w else float('nan'):.1f} | "
-              f"{r['cpu'] / 3600:.2f} | {r['rss']:.0f}{flag} | {r['mem_mb']} | {r['threads']} |")
+              f"{r['cpu'] / 3600:.2f} | {r['rss']:.0f}{flag} | {mem} | {r['threads']} | "
+              f"{runtime} |")
     print(f"\nCPU time of all {sum(r['jobs'] for r in rows.values())} jobs: {total_cpu / 3600:.1f} h")
     for n in a.cores:
         span, crit = schedule(dur[n], cores_of, edges, n)
