@@ -26,11 +26,12 @@ report: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html
 
 # Four workers, one module at a time each (--dist loadscope: a module's shared DAG run happens
-# once): the end-to-end DAG tests wait on their jobs -- and on Slurm's scheduler -- while the
-# unit tests use the cores.
+# once), in collection order (--no-loadscope-reorder; xdist would otherwise start the modules
+# with the most tests first and the one-test DAG runs last): the end-to-end DAG tests start at
+# once and wait on their jobs -- and on Slurm's scheduler -- while the unit tests use the cores.
 TEST_WORKERS ?= 4
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
 test-fast: $(STAMP)   # the inner loop: everything but the end-to-end DAG runs, about 3 minutes
 	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
