@@ -18,7 +18,8 @@ fold f > 1 gets the measured time of the same job on fold 1 (folds are the same 
 jobs that merge all folds (active_summary, risk_table7) are scaled by how many files they read.
 A fold-1 job that was not run gets the measurement of a sibling job of the same rule: the
 nearest size scaled linearly when its wildcards name one (training pairs, ``rf_n<N>``, sample
-size ``n<N>``), else the siblings' mean time and largest peak. Columns say how many jobs of a
+size ``n<N>``), else the mean time and largest peak of the siblings that share the most
+wildcard values with it (the same learner under another convention, say). Columns say how many jobs of a
 rule were measured, taken from fold 1 (or scaled by inputs) and taken from a sibling, and flag
 a peak above the job's declared ``mem_mb``. A job measured on t = min(threads, 2) threads with
 wall w and CPU time c runs on n threads in c (1 - p + p / n), p the parallel share Amdahl's
@@ -158,17 +159,26 @@ def sibling(bench: dict, rule: str, wildcards: str):
         _, n0, (b, n_in) = min(sized, key=lambda t: t[0])
         f = n / n0
         return {"s": b["s"] * f, "cpu": b["cpu"] * f, "rss": b["rss"] * max(f, 1.0)}, n_in
-    bs = [v[0] for _, v in same]
+    # the siblings that share the most wildcard values (e.g. the same learner under another convention)
+    mine = set(_pairs(wildcards))
+    shared = [len(mine & set(_pairs(wc))) for wc, _ in same]
+    bs = [v[0] for (_, v), s in zip(same, shared) if s == max(shared)]
     mean = {k: sum(b[k] for b in bs) / len(bs) for k in ("s", "cpu")}
     return {**mean, "rss": max(b["rss"] for b in bs)}, same[0][1][1]
+
+
+def _pairs(wildcards: str) -> list[str]:
+    return [p.strip() for p in wildcards.split(",") if p.strip()]
 
 
 def run_time(b: dict, threads: int, n: int) -> float:
     """Wall time on ``n`` cores of a job measured as ``b`` on min(threads, 2) cores."""
     t = min(threads, 2)
     w, c = b["s"], b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
-    if t <= 1 or c <= w:
-        return w if t <= 1 else max(w, c / min(threads, n))
+    if threads <= 1:  # all its CPU time on one core (a job measured on 2 threads may have used both)
+        return max(w, c)
+    if c <= w:
+        return max(w, c / min(threads, n))
     p = min(max((1 - w / c) / (1 - 1 / t), 0.0), 1.0)
     return c * (1 - p + p / min(threads, n))
 
@@ -231,12 +241,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--measured", required=True, help="results folder of the fold-1 run (results/scale-fold1)")
     ap.add_argument("--measured-config", default="benchmarks/scale_fold1.yaml")
+    ap.add_argument("--configs", nargs="+", default=CONFIGS,
+                    help="the config files of the DAG to project (threads and memory as they declare)")
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 16])
     ap.add_argument("--console-log", nargs="*", default=[],
                     help="the measured run's console output (what each job declared: threads, mem_mb)")
     a = ap.parse_args()
-    measured_jobs = dry_jobs(CONFIGS + [a.measured_config])
-    full_jobs = dry_jobs()
+    measured_jobs = dry_jobs(a.configs + [a.measured_config])
+    full_jobs = dry_jobs(a.configs)
     nodes, edges = dag_edges(full_jobs)
     declared = declared_at_run(a.console_log)
     bench = {}
@@ -248,7 +260,7 @@ def main():
                 bench[key] = (b, len(j["input"]))
     rows = defaultdict(lambda: {"jobs": 0, "measured": 0, "from_fold1": 0, "scaled": 0, "from_sibling": 0,
                                 "missing": 0, "wall": [], "cpu": 0.0, "rss": 0.0, "mem": [], "over": 0,
-                                "threads": 1, "runtime": [], "late": 0})
+                                "threads": 1, "runtime": [], "late": 0, "load": 0.0})
     dur = {n: {} for n in a.cores}
     cores_of = {}
     for nid, (rule, wc) in nodes.items():
@@ -282,17 +294,20 @@ def main():
             r["wall"].append(b["s"])
             r["cpu"] += b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
             r["rss"] = max(r["rss"], b["rss"])
+            if how == "measured" and b["cpu"] == b["cpu"] and b["s"] > 0:
+                r["load"] = max(r["load"], b["cpu"] / b["s"])  # cores busy on average: threads used
             r["over"] += int(mem is not None and b["rss"] > mem)
         for n in a.cores:
             dur[n][nid] = run_time(b, j["threads"], n)
         if j["runtime"] is not None:  # minutes; Slurm's time limit, on the declared threads
             r["runtime"].append(j["runtime"])
             r["late"] += int(run_time(b, j["threads"], j["threads"]) > 60 * j["runtime"])
-    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; projection of {' + '.join(CONFIGS)} "
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; projection of {' + '.join(a.configs)} "
           f"from {a.measured} ({len(bench)} measured jobs)\n")
     print("| rule | jobs | measured | from fold 1 / scaled | from a sibling job | mean wall s | max wall s | "
-          "CPU h (all jobs) | peak RSS MB | mem_mb declared | threads declared | runtime declared, min |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "CPU h (all jobs) | peak RSS MB | mem_mb declared | threads declared | CPU / wall measured (max) | "
+          "runtime declared, min |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     total_cpu = 0.0
     for rule, r in sorted(rows.items(), key=lambda kv: -kv[1]["cpu"]):
         w = r["wall"]
@@ -307,6 +322,7 @@ def main():
               f"{' (' + str(r['missing']) + ' unmeasured)' if r['missing'] else ''} | {r['from_sibling']} | "
               f"{sum(w) / len(w) if w else float('nan'):.1f} | {max(w) if w else float('nan'):.1f} | "
               f"{r['cpu'] / 3600:.2f} | {r['rss']:.0f}{flag} | {mem} | {r['threads']} | "
+              f"{r['load']:.2f} | "
               f"{runtime} |")
     print(f"\nCPU time of all {sum(r['jobs'] for r in rows.values())} jobs: {total_cpu / 3600:.1f} h")
     for n in a.cores:
