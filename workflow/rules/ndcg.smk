@@ -60,7 +60,7 @@ rule ndcg_train:
         f"{BENCH}/ndcg/train/{{learner}}_{{convention}}_fold{{fold}}.tsv"
     threads: NDCG["threads"]
     resources:
-        # all five partitions in memory, ~2 x their .npz (4,011 MB measured on MSLR-WEB30K-sized ones)
+        # all five partitions in memory, ~2 x their .npz (peak 4,122 MB on MSLR-WEB30K-sized ones)
         mem_mb=lambda w, input: max(2000, int(2.5 * input.size_mb) + 500),
         runtime=60,
     shell:
