@@ -78,6 +78,37 @@ def test_ties_and_cutoffs_match_brute_force(ties, k):
         np.testing.assert_allclose(got_dcg, want_dcg, rtol=1e-12, atol=1e-14)
 
 
+def mixed_ties_collection(seed, n_queries=300, max_docs=40):
+    """Distinct scores except in some queries, where a document's score is copied onto 1-3
+    others at random ranks: ties inside the top k, across its edge and below it, next to
+    queries without ties (ids drawn from a small set, so some repeat within a query)."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, max_docs + 1, size=n_queries)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = int(offsets[-1])
+    scores = rng.permutation(n).astype(np.float64) / n
+    for q in np.flatnonzero(rng.random(n_queries) < 0.4):
+        a, b = offsets[q], offsets[q + 1]
+        if b - a > 1:
+            src = rng.integers(a, b)
+            scores[rng.choice(np.arange(a, b), size=min(b - a, rng.integers(1, 4)), replace=False)] = scores[src]
+    labels = rng.integers(0, 5, size=n)
+    doc_ids = np.array([f"d{rng.integers(0, 60)}" for _ in range(n)])
+    return scores, labels, offsets, doc_ids
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 10, 64])
+def test_docid_ties_where_only_some_queries_tie(k):
+    """The top-k path ranks by input order first and again by the ids only for the queries
+    whose top k met a tie: every query must still equal the brute force."""
+    scores, labels, offsets, ids = mixed_ties_collection(5)
+    got = ndcg(scores, labels, offsets, k, gain="linear", ties="docid", doc_ids=ids)
+    want = brute_ndcg(scores, labels, offsets, ids, k, gain="linear", disc=LOG2, ties="docid", empty=0.0, short="pad")
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    stable = ndcg(scores, labels, offsets, k, gain="linear", ties="stable")
+    assert np.any(stable != want) and np.any(stable == want)  # ties that matter, and queries without
+
+
 def test_tie_rules_bracket_the_average():
     scores, labels, offsets, ids = tied_collection(2)
     lo = ndcg(scores, labels, offsets, 5, ties="pessimistic")

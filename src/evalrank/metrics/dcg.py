@@ -17,11 +17,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evalrank.data.collection import segment_ids
+from evalrank.data.collection import query_rows, segment_ids
 from evalrank.metrics._validate import check_ranked_input
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.discounts import Discount, parse_discount
-from evalrank.metrics.ranking import equal_length, positions, rank_order, round_scores, tie_groups, tie_key
+from evalrank.metrics.ranking import (check_doc_ids, docid_key, equal_length, positions, rank_order, round_scores,
+                                     tie_groups, tie_key)
 
 __all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "cut_discount_row", "grade_counts",
            "ideal_from_counts", "dcg_sorted", "ranked_dcg"]
@@ -117,9 +118,13 @@ def _before(s_a, t_a, i_a, s_b, t_b, i_b):
 
 
 @numba.njit(parallel=True, cache=True)
-def _topk_dcg(scores, tiekey, gains, offsets, k, disc):
+def _topk_dcg(scores, tiekey, gains, offsets, k, disc, tied):
     """Per-query DCG@k by a top-k selection (insertion into a sorted buffer of
-    k entries): O(n + k log-ish) per query instead of a sort of the list."""
+    k entries): O(n + k log-ish) per query instead of a sort of the list.
+
+    ``tied[q]`` is set where the selection compared two equal scores: only
+    there can the tie key change query q's top k (a document tied with one in
+    the top k meets it, at the buffer's gate or on its way up)."""
     nq = offsets.shape[0] - 1
     out = np.zeros(nq)
     for q in numba.prange(nq):
@@ -133,6 +138,8 @@ def _topk_dcg(scores, tiekey, gains, offsets, k, disc):
         for i in range(lo, lo + n):
             if filled == m:
                 w = buf[m - 1]
+                if scores[i] == scores[w]:
+                    tied[q] = True
                 if not _before(scores[i], tiekey[i], i, scores[w], tiekey[w], w):
                     continue
                 pos = m - 1
@@ -141,6 +148,8 @@ def _topk_dcg(scores, tiekey, gains, offsets, k, disc):
                 filled += 1
             while pos > 0:
                 p = buf[pos - 1]
+                if scores[i] == scores[p]:
+                    tied[q] = True
                 if _before(scores[i], tiekey[i], i, scores[p], tiekey[p], p):
                     buf[pos] = p
                     pos -= 1
@@ -165,13 +174,29 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
     """
     if isinstance(k, int) and k <= TOPK_MAX and ties != "average":
-        key = tie_key(ties, scores.shape[0], labels=labels, doc_ids=doc_ids, docid_order=docid_order)
-        if key is None:  # input order: the kernel's last tie-break, the row index
-            key = np.zeros(scores.shape[0])
+        n = scores.shape[0]
         disc = discount_values(np.arange(1, k + 1), discount)
-        return _topk_dcg(np.ascontiguousarray(scores, dtype=np.float64), key,
-                         np.ascontiguousarray(gains, dtype=np.float64), np.asarray(offsets, dtype=np.int64),
-                         int(k), disc)
+        s = np.ascontiguousarray(scores, dtype=np.float64)
+        g = np.ascontiguousarray(gains, dtype=np.float64)
+        off = np.asarray(offsets, dtype=np.int64)
+        tied = np.zeros(len(off) - 1, dtype=np.bool_)
+        if ties == "docid":
+            # the ids order tied scores only: rank by input order first, then again with the
+            # ids' ranks (a sort of strings, the costly part) for the queries whose top k met a tie
+            ids = check_doc_ids(doc_ids, n, docid_order)
+            out = _topk_dcg(s, np.zeros(n), g, off, int(k), disc, tied)
+            redo = np.flatnonzero(tied)
+            if 2 * redo.size > tied.size:  # mostly tied: one pass over everything beats gathering
+                return _topk_dcg(s, docid_key(ids, docid_order), g, off, int(k), disc, tied)
+            if redo.size:
+                rows, sub = query_rows(off, redo)
+                out[redo] = _topk_dcg(s[rows], docid_key(ids[rows], docid_order), g[rows], sub, int(k), disc,
+                                      np.zeros(redo.size, dtype=np.bool_))
+            return out
+        key = tie_key(ties, n, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
+        if key is None:  # input order: the kernel's last tie-break, the row index
+            key = np.zeros(n)
+        return _topk_dcg(s, key, g, off, int(k), disc, tied)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     g = gains[order]
     disc = _cut_discount(offsets, k, discount)

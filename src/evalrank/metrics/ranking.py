@@ -25,7 +25,7 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["TIES", "tie_key", "rank_order", "equal_length", "descending_rows",
+__all__ = ["TIES", "tie_key", "check_doc_ids", "docid_key", "rank_order", "equal_length", "descending_rows",
            "positions", "position_ids", "tie_groups", "round_scores"]
 
 TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
@@ -42,7 +42,9 @@ def round_scores(scores: np.ndarray, precision: str | None) -> np.ndarray:
     raise ValueError(f"precision must be None, 'float64' or 'float32', got {precision!r}")
 
 
-def _docid_codes(doc_ids, n: int) -> np.ndarray:
+def check_doc_ids(doc_ids, n: int, docid_order: str = "descending") -> np.ndarray:
+    """The ids of ``ties="docid"``, checked: one per document, strings (integers become their
+    decimal strings, as trec_eval compares ids as strings), and a valid ``docid_order``."""
     if doc_ids is None:
         raise ValueError("ties='docid' needs doc_ids (one id per document)")
     ids = np.asarray(doc_ids)
@@ -52,9 +54,18 @@ def _docid_codes(doc_ids, n: int) -> np.ndarray:
         ids = ids.astype(str)  # trec_eval compares ids as strings
     elif ids.dtype.kind not in "US" and ids.dtype != object:
         raise TypeError(f"doc_ids must be strings or integers, got dtype {ids.dtype}")
-    # np.unique sorts str by code point == strcmp order on UTF-8/ASCII bytes
+    if docid_order not in ("ascending", "descending"):
+        raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
+    return ids
+
+
+def docid_key(ids: np.ndarray, docid_order: str) -> np.ndarray:
+    """Tie key of checked ids (:func:`check_doc_ids`): their rank among all ``ids`` in C
+    ``strcmp`` order (np.unique sorts str by code point == strcmp order on UTF-8/ASCII bytes),
+    negated for "descending"."""
     _, codes = np.unique(ids.astype(str), return_inverse=True)
-    return codes.ravel().astype(np.int64)
+    codes = codes.ravel().astype(np.float64)
+    return -codes if docid_order == "descending" else codes
 
 
 def tie_key(ties: str, n: int, *, labels=None, doc_ids=None, docid_order: str = "descending"):
@@ -71,12 +82,7 @@ def tie_key(ties: str, n: int, *, labels=None, doc_ids=None, docid_order: str = 
         lab = np.asarray(labels, dtype=np.float64)
         return lab if ties == "pessimistic" else -lab
     if ties == "docid":
-        codes = _docid_codes(doc_ids, n).astype(np.float64)
-        if docid_order == "descending":
-            return -codes
-        if docid_order != "ascending":
-            raise ValueError(f"docid_order must be 'ascending' or 'descending', got {docid_order!r}")
-        return codes
+        return docid_key(check_doc_ids(doc_ids, n, docid_order), docid_order)
     raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
 
 
