@@ -73,7 +73,9 @@ def tie_key(ties: str, n: int, *, labels=None, doc_ids=None, docid_order: str = 
     or ``None`` where ties keep the input order ("stable"; "average", whose
     averaging happens in the measure). The one place the tie rules of the
     module docstring become numbers, for :func:`rank_order` and the top-k
-    kernel of :mod:`evalrank.metrics.dcg`."""
+    kernel of :mod:`evalrank.metrics.dcg` (which, for "docid", calls its two
+    steps :func:`check_doc_ids` and :func:`docid_key` itself, so as to rank
+    only the queries whose top k met tied scores)."""
     if ties in ("stable", "average"):
         return None
     if ties in ("pessimistic", "optimistic"):
