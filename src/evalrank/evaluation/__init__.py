@@ -1,0 +1,1 @@
+"""Evaluating TREC-style runs: trec_eval's measures (evaluate) and paired comparisons (compare)."""
