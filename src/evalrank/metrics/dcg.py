@@ -17,11 +17,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evalrank.data.collection import query_rows, segment_ids
+from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_ranked_input
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.discounts import Discount, parse_discount
-from evalrank.metrics.ranking import (check_doc_ids, docid_key, equal_length, positions, rank_order, round_scores,
+from evalrank.metrics.ranking import (check_doc_ids, equal_length, id_rows, positions, rank_order, round_scores,
                                      tie_groups, tie_key)
 
 __all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "cut_discount_row", "grade_counts",
@@ -108,23 +108,31 @@ TOPK_MAX = 64
 
 
 @numba.njit(inline="always")
-def _before(s_a, t_a, i_a, s_b, t_b, i_b):
-    """Does document a rank before b: higher score, then smaller tie key, then smaller index."""
+def _before(s_a, t_a, i_a, s_b, t_b, i_b, ids, sign):
+    """Does document a rank before b: higher score, then smaller tie key, then (where ``ids``
+    has columns) the id rows compared lexicographically, ``sign`` -1 for descending ids, then
+    smaller index."""
     if s_a != s_b:
         return s_a > s_b
     if t_a != t_b:
         return t_a < t_b
+    for c in range(ids.shape[1]):
+        x = ids[i_a, c]
+        y = ids[i_b, c]
+        if x != y:
+            return (x < y) if sign > 0 else (x > y)
     return i_a < i_b
 
 
 @numba.njit(parallel=True, cache=True)
-def _topk_dcg(scores, tiekey, gains, offsets, k, disc, tied):
+def _topk_dcg(scores, tiekey, ids, sign, gains, offsets, k, disc):
     """Per-query DCG@k by a top-k selection (insertion into a sorted buffer of
     k entries): O(n + k log-ish) per query instead of a sort of the list.
 
-    ``tied[q]`` is set where the selection compared two equal scores: only
-    there can the tie key change query q's top k (a document tied with one in
-    the top k meets it, at the buffer's gate or on its way up)."""
+    Equal scores are ordered by ``tiekey``, then by the rows of ``ids``
+    (:func:`~evalrank.metrics.ranking.id_rows`; zero columns where ids play no
+    part), then by input position: the ids are compared only where two
+    scores tie, which is what makes trec_eval's rule cheap."""
     nq = offsets.shape[0] - 1
     out = np.zeros(nq)
     for q in numba.prange(nq):
@@ -138,9 +146,7 @@ def _topk_dcg(scores, tiekey, gains, offsets, k, disc, tied):
         for i in range(lo, lo + n):
             if filled == m:
                 w = buf[m - 1]
-                if scores[i] == scores[w]:
-                    tied[q] = True
-                if not _before(scores[i], tiekey[i], i, scores[w], tiekey[w], w):
+                if not _before(scores[i], tiekey[i], i, scores[w], tiekey[w], w, ids, sign):
                     continue
                 pos = m - 1
             else:
@@ -148,9 +154,7 @@ def _topk_dcg(scores, tiekey, gains, offsets, k, disc, tied):
                 filled += 1
             while pos > 0:
                 p = buf[pos - 1]
-                if scores[i] == scores[p]:
-                    tied[q] = True
-                if _before(scores[i], tiekey[i], i, scores[p], tiekey[p], p):
+                if _before(scores[i], tiekey[i], i, scores[p], tiekey[p], p, ids, sign):
                     buf[pos] = p
                     pos -= 1
                 else:
@@ -179,24 +183,17 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
         s = np.ascontiguousarray(scores, dtype=np.float64)
         g = np.ascontiguousarray(gains, dtype=np.float64)
         off = np.asarray(offsets, dtype=np.int64)
-        tied = np.zeros(len(off) - 1, dtype=np.bool_)
+        no_ids = np.zeros((n, 0), dtype=np.uint8)
         if ties == "docid":
-            # the ids order tied scores only: rank by input order first, then again with the
-            # ids' ranks (a sort of strings, the costly part) for the queries whose top k met a tie
-            ids = check_doc_ids(doc_ids, n, docid_order)
-            out = _topk_dcg(s, np.zeros(n), g, off, int(k), disc, tied)
-            redo = np.flatnonzero(tied)
-            if 2 * redo.size > tied.size:  # mostly tied: one pass over everything beats gathering
-                return _topk_dcg(s, docid_key(ids, docid_order), g, off, int(k), disc, tied)
-            if redo.size:
-                rows, sub = query_rows(off, redo)
-                out[redo] = _topk_dcg(s[rows], docid_key(ids[rows], docid_order), g[rows], sub, int(k), disc,
-                                      np.zeros(redo.size, dtype=np.bool_))
-            return out
+            # the ids order tied scores only: the kernel compares two ids' code points where
+            # two scores tie, and nowhere else (no sort of the ids)
+            ids = id_rows(check_doc_ids(doc_ids, n, docid_order))
+            sign = -1 if docid_order == "descending" else 1
+            return _topk_dcg(s, np.zeros(n), ids, sign, g, off, int(k), disc)
         key = tie_key(ties, n, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
         if key is None:  # input order: the kernel's last tie-break, the row index
             key = np.zeros(n)
-        return _topk_dcg(s, key, g, off, int(k), disc, tied)
+        return _topk_dcg(s, key, no_ids, 1, g, off, int(k), disc)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     g = gains[order]
     disc = _cut_discount(offsets, k, discount)

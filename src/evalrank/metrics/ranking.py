@@ -25,7 +25,7 @@ import numpy as np
 
 from evalrank.data.collection import segment_ids
 
-__all__ = ["TIES", "tie_key", "check_doc_ids", "docid_key", "rank_order", "equal_length", "descending_rows",
+__all__ = ["TIES", "tie_key", "check_doc_ids", "docid_key", "id_rows", "rank_order", "equal_length", "descending_rows",
            "positions", "position_ids", "tie_groups", "round_scores"]
 
 TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
@@ -66,6 +66,21 @@ def docid_key(ids: np.ndarray, docid_order: str) -> np.ndarray:
     _, codes = np.unique(ids.astype(str), return_inverse=True)
     codes = codes.ravel().astype(np.float64)
     return -codes if docid_order == "descending" else codes
+
+
+def id_rows(ids: np.ndarray) -> np.ndarray:
+    """Checked ids (:func:`check_doc_ids`) as a 2-d unsigned array whose rows compare
+    lexicographically in C ``strcmp`` order: a ``str`` array's code points (a view, no copy;
+    code-point order is UTF-8 byte order), a ``bytes`` array's bytes, both zero-padded -- a
+    shorter id is a prefix padded with NULs, so it sorts first, as ``strcmp`` has it. The top-k
+    kernel compares two rows only where two scores tie: no sort of all the ids."""
+    if ids.dtype == object:
+        ids = ids.astype(str)
+    if ids.dtype.kind == "U":
+        width = ids.dtype.itemsize // 4
+        return np.ascontiguousarray(ids).view(np.uint32).reshape(ids.shape[0], width)
+    width = ids.dtype.itemsize
+    return np.ascontiguousarray(ids).view(np.uint8).reshape(ids.shape[0], width)
 
 
 def tie_key(ties: str, n: int, *, labels=None, doc_ids=None, docid_order: str = "descending"):
