@@ -1,0 +1,453 @@
+"""Paired comparison of runs against a baseline: means, deltas, significance
+tests with a multiple-testing correction, and risk (Dinçer et al. 2016), in
+one table.
+
+:func:`compare_table` works on per-query scores (a tidy table with columns
+``run, qid, measure, value``, what :func:`evalrank.evaluation.evaluate.evaluate`
+returns); :func:`compare` evaluates runs first and then calls it.
+
+For every measure, every test run ``s`` is compared with the baseline ``b``
+query by query, ``d_q = s_q - b_q`` over the ``n`` queries both were
+evaluated on (they must be the same queries):
+
+``ttest_p``
+    Two-sided paired t-test: ``t = mean(d) / (sd(d) / sqrt(n))`` with the
+    sample standard deviation (``n - 1``), ``p = 2 P(T_{n-1} >= |t|)``
+    (Student's t with ``n - 1`` degrees of freedom; the same as
+    :func:`scipy.stats.ttest_rel`). When every ``d_q`` is equal ``sd = 0``
+    and ``t`` is undefined: ``ttest_p`` is NaN, also when they are equal only
+    up to rounding (``sd <= 1e-10 max_q |d_q|``, e.g. ``0.3 - 0.1`` and
+    ``0.2``: ``t`` would be a quotient of rounding errors). scipy gives NaN
+    for all-zero differences but ``p = 0`` (or a tiny p from rounding) for a
+    constant non-zero one, whatever ``n``.
+``randomization_p`` (the primary test)
+    Two-sided paired randomization test of the mean difference (Fisher's
+    sign-flip test, as in Smucker, Allan & Carterette 2007, "A comparison of
+    statistical significance tests for information retrieval evaluation",
+    CIKM): under H0 the labels of each pair are exchangeable, so each
+    ``d_q`` is as likely to have had the other sign. With ``T = sum_q d_q``
+    and ``T* = sum_q e_q d_q`` for sign vectors ``e in {-1, +1}^n``,
+    ``p = #{e : |T*| >= |T|} / 2^n``. Queries with ``d_q = 0`` flip to
+    themselves and leave ``p`` unchanged, so only the ``m`` non-zero
+    differences are flipped: all ``2^m`` sign vectors are enumerated when
+    ``m <= 16`` (the exact p, column ``randomization`` = ``"exact"``),
+    otherwise ``permutations`` = ``B`` random sign vectors are drawn and
+    ``p = (b + 1) / (B + 1)`` with ``b`` the draws with ``|T*| >= |T|``
+    (the add-one estimator, never 0, a valid p-value; ``"monte_carlo"``).
+    ``|T*| >= |T|`` is taken up to a rounding tolerance of ``1e-10 sum_q
+    |d_q|`` (sign vectors giving the same sum in another order count as
+    equal, never as smaller). Every (measure, baseline, run) has its own
+    random stream, :func:`evalrank.seeds.rng` ``(seed, "compare", measure,
+    baseline, run)``: a run's p-value does not depend on which other runs
+    are compared or on the row order of the input.
+``p_corrected``, ``significant``
+    ``randomization_p`` corrected for multiple testing over the *family of
+    one measure*: the ``k`` test runs compared with the baseline on that
+    measure (different measures are separate families: correct across
+    measures yourself, e.g. by comparing on one measure, if you need it).
+    ``"none"``; ``"bonferroni"`` ``min(1, k p)``; ``"holm"`` (Holm 1979,
+    step-down: sorted ``p_(1) <= ... <= p_(k)``, ``p~_(i) = max_{j <= i}
+    min(1, (k - j + 1) p_(j))``, controls the family-wise error rate);
+    ``"bh"`` (Benjamini & Hochberg 1995, step-up: ``p~_(i) = min_{j >= i}
+    min(1, k p_(j) / j)``, controls the false discovery rate).
+    ``significant = p_corrected < alpha``.
+``wins``, ``losses``, ``ties``
+    Queries with ``d_q > 0``, ``< 0`` and ``== 0`` (exact equality of the
+    per-query values).
+``urisk``, ``trisk``
+    :func:`evalrank.metrics.risk.urisk` and :func:`~evalrank.metrics.risk.trisk`
+    against the baseline at ``risk_alpha``: URisk (Dinçer et al. 2016,
+    eq. 1) ``= (1/n)[sum_{d>0} d_q + (1 + risk_alpha) sum_{d<0} d_q]``,
+    the mean difference with losses weighted ``1 + risk_alpha``; TRisk
+    (eq. 2) ``= URisk / SE(URisk)``, its studentised form. ``TRisk < -2``:
+    the run is significantly riskier than the baseline (it loses more than
+    it wins, losses counted ``1 + risk_alpha`` times); ``TRisk > 2``: it
+    is significantly more rewarding. ``|TRisk| <= 2``: no evidence either
+    way. (At ``risk_alpha = 0`` TRisk is the paired t statistic.)
+``georisk``
+    :func:`evalrank.metrics.risk.georisk` (eq. 7, ``sqrt(mean_i *
+    Phi(ZRisk_i / n))`` with ZRisk of eqs. 4-6) of the run within the set
+    of compared runs of that measure (the baseline and the test runs: every
+    other run is one of its baselines), at ``risk_alpha``; higher is better.
+    A query on which every compared run scores 0 has no expected value; it
+    counts as no deviation (``zero_totals="ignore"``) and stays in ``n``.
+    GeoRisk depends on which runs are compared; the baseline row has one too.
+
+The baseline's own row has ``delta = 0`` and ``urisk = 0``; its test
+columns (``ttest_p``, ``randomization_p``, ``p_corrected``, ``significant``,
+``wins``, ``losses``, ``ties``, ``trisk``, ``randomization``) are missing
+(NaN / ``<NA>``): it is not compared with itself.
+
+Input rules (every violation raises a ``ValueError`` that names the argument):
+run names, query ids and measure names are compared as strings; one value
+per (run, qid, measure); values must be finite (a NaN is refused, not
+skipped: skipping a query for one run would compare runs on different
+queries; fill it, e.g. with 0 as trec_eval ``-c`` does, or drop the query
+from every run) and non-negative (the risk measures need it); for each
+measure the baseline and every test run must have the same queries, at
+least 2 of them; a qid ``"all"`` is refused (that is trec_eval's summary
+row, not a query).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from evalrank import seeds
+from evalrank.metrics import risk
+
+__all__ = [
+    "compare",
+    "compare_table",
+    "adjust_p",
+    "paired_ttest_p",
+    "randomization_p",
+    "CORRECTIONS",
+    "COLUMNS",
+    "EXACT_MAX",
+]
+
+#: Multiple-testing corrections :func:`compare_table` knows.
+CORRECTIONS = ("none", "bonferroni", "holm", "bh")
+
+#: Columns of :func:`compare_table`, in order.
+COLUMNS = (
+    "measure", "run", "n_queries", "mean", "delta",
+    "ttest_p", "randomization_p", "randomization", "p_corrected", "significant",
+    "wins", "losses", "ties", "urisk", "trisk", "georisk",
+)
+
+#: The randomization test enumerates all sign flips up to this many non-zero differences.
+EXACT_MAX = 16
+
+_REQUIRED = ("run", "qid", "measure", "value")
+# signs x differences products are computed in blocks of about this many cells
+_BLOCK = 1 << 22
+
+
+# ---------------------------------------------------------------------------
+# the tests on one vector of paired differences
+# ---------------------------------------------------------------------------
+def paired_ttest_p(d) -> float:
+    """Two-sided p of the paired t-test on differences ``d`` (``n >= 2``):
+    ``t = mean(d) / (sd(d) / sqrt(n))``, ``p = 2 sf_{t, n-1}(|t|)``. NaN
+    when ``sd(d) = 0`` (every difference equal: ``t`` is undefined)."""
+    d = np.asarray(d, dtype=np.float64)
+    n = d.size
+    if n < 2:
+        raise ValueError(f"the paired t-test needs at least 2 differences, got {n}")
+    sd = d.std(ddof=1)
+    if not sd > 1e-10 * np.abs(d).max():  # every difference equal, up to rounding (0.3 - 0.1 vs 0.2)
+        return float("nan")
+    t = d.mean() / (sd / np.sqrt(n))
+    return float(min(1.0, 2.0 * stats.t.sf(abs(t), n - 1)))
+
+
+def _exceed_count(bits: np.ndarray, nz: np.ndarray, total: float, obs: float, tol: float) -> int:
+    """How many rows of ``bits`` (1 = flip that difference) give ``|T*| >= obs``:
+    ``T* = total - 2 bits @ nz``."""
+    t_star = total - 2.0 * (bits.astype(np.float64) @ nz)
+    return int(np.count_nonzero(np.abs(t_star) >= obs - tol))
+
+
+def randomization_p(d, *, permutations: int = 10_000, rng: np.random.Generator | None = None,
+                    exact_max: int = EXACT_MAX) -> tuple[float, str]:
+    """Two-sided paired randomization (sign-flip) test of ``mean(d) = 0``.
+
+    Returns ``(p, method)``, ``method`` ``"exact"`` (all ``2^m`` sign
+    vectors of the ``m`` non-zero differences, when ``m <= exact_max``) or
+    ``"monte_carlo"`` (``permutations`` random sign vectors from ``rng``,
+    ``p = (b + 1) / (permutations + 1)``). See the module docstring.
+    """
+    d = np.asarray(d, dtype=np.float64)
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"d must be a non-empty 1-d array of differences, got shape {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("d contains NaN or infinite differences")
+    nz = d[d != 0]
+    m = nz.size
+    total = float(nz.sum())
+    obs = abs(total)
+    tol = 1e-10 * float(np.abs(nz).sum())
+    if m <= exact_max:
+        rows_per_block = max(1, _BLOCK // max(m, 1))
+        shifts = np.arange(m, dtype=np.int64)
+        count = 0
+        for start in range(0, 1 << m, rows_per_block):
+            k = np.arange(start, min(1 << m, start + rows_per_block), dtype=np.int64)
+            bits = ((k[:, None] >> shifts) & 1).astype(np.uint8)
+            count += _exceed_count(bits, nz, total, obs, tol)
+        return count / float(1 << m), "exact"
+    if not isinstance(permutations, (int, np.integer)) or isinstance(permutations, bool) or permutations < 1:
+        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+    if rng is None:
+        raise ValueError("randomization_p needs an rng for the Monte Carlo test (more than exact_max differences)")
+    nbytes = (m + 7) // 8
+    rows_per_block = max(1, _BLOCK // m)
+    b = 0
+    done = 0
+    while done < permutations:
+        rows = min(rows_per_block, permutations - done)
+        raw = rng.integers(0, 256, size=(rows, nbytes), dtype=np.uint8)
+        bits = np.unpackbits(raw, axis=1, count=m)
+        b += _exceed_count(bits, nz, total, obs, tol)
+        done += rows
+    return (b + 1) / (permutations + 1), "monte_carlo"
+
+
+def adjust_p(p, method: str = "holm") -> np.ndarray:
+    """Corrected p-values of one family ``p`` (any order; NaN not allowed):
+    ``"none"``, ``"bonferroni"``, ``"holm"`` (step-down) or ``"bh"``
+    (Benjamini-Hochberg step-up); formulas in the module docstring. Tied
+    p-values get the same corrected value."""
+    if method not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {method!r}")
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(f"p must be 1-d, got shape {p.shape}")
+    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"p-values must lie in [0, 1], got {p.tolist()}")
+    k = p.size
+    if k == 0 or method == "none":
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(1.0, k * p)
+    order = np.argsort(p, kind="stable")
+    ps = p[order]
+    j = np.arange(1, k + 1)
+    if method == "holm":
+        adj = np.maximum.accumulate(np.minimum(1.0, (k - j + 1) * ps))
+    else:  # bh
+        adj = np.minimum.accumulate(np.minimum(1.0, k * ps / j)[::-1])[::-1]
+    out = np.empty(k)
+    out[order] = adj
+    return out
+
+
+# ---------------------------------------------------------------------------
+# argument checks
+# ---------------------------------------------------------------------------
+def _names(x, arg: str) -> list[str]:
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, (Sequence, pd.Index, np.ndarray)) and not isinstance(x, (bytes, bytearray)):
+        out = [str(v) for v in x]
+        dup = sorted({v for v in out if out.count(v) > 1})
+        if dup:
+            raise ValueError(f"{arg} names {dup} more than once")
+        return out
+    raise ValueError(f"{arg} must be a name or a list of names, got {x!r}")
+
+
+def _check_options(correction, alpha, permutations, seed, risk_alpha) -> None:
+    if correction not in CORRECTIONS:
+        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    if not isinstance(permutations, (int, np.integer)) or isinstance(permutations, bool) or permutations < 1:
+        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(risk_alpha, bool) or not isinstance(risk_alpha, (int, float, np.floating)) \
+            or not np.isfinite(risk_alpha) or risk_alpha < 0:
+        raise ValueError(f"risk_alpha must be a finite number >= 0, got {risk_alpha!r}")
+
+
+def _tidy(per_query) -> pd.DataFrame:
+    if not isinstance(per_query, pd.DataFrame):
+        raise ValueError(f"per_query must be a pandas DataFrame with columns {list(_REQUIRED)}, "
+                         f"got {type(per_query).__name__}")
+    missing = [c for c in _REQUIRED if c not in per_query.columns]
+    if missing:
+        raise ValueError(f"per_query lacks column(s) {missing}; it needs {list(_REQUIRED)} "
+                         f"(one row per run x query x measure), has {list(per_query.columns)}")
+    df = pd.DataFrame({c: per_query[c].astype(str).to_numpy() for c in ("run", "qid", "measure")})
+    value = per_query["value"]
+    if not (pd.api.types.is_numeric_dtype(value) and not pd.api.types.is_bool_dtype(value)):
+        raise ValueError(f"per_query['value'] must be numeric, got dtype {value.dtype}")
+    df["value"] = value.to_numpy(dtype=np.float64, na_value=np.nan)
+    if len(df) == 0:
+        raise ValueError("per_query has no rows")
+    summary = df["qid"] == "all"
+    if summary.any():
+        raise ValueError(f"per_query has {int(summary.sum())} row(s) with qid 'all': that is trec_eval's summary "
+                         "over the queries, not a query; pass the per-query rows only")
+    bad = ~np.isfinite(df["value"].to_numpy())
+    if bad.any():
+        first = df[bad].sort_values(["measure", "run", "qid"]).iloc[0]
+        raise ValueError(
+            f"per_query has {int(bad.sum())} NaN or infinite value(s), e.g. run {first['run']!r}, query "
+            f"{first['qid']!r}, measure {first['measure']!r}; every compared run needs a value on every query "
+            "(a skipped query would compare runs on different queries): fill them (e.g. 0 for a query a run "
+            "did not answer, as trec_eval -c) or drop those queries from every run")
+    dup = df.duplicated(["run", "qid", "measure"], keep=False)
+    if dup.any():
+        first = df[dup].sort_values(["measure", "run", "qid"]).iloc[0]
+        raise ValueError(f"per_query has {int(dup.sum())} rows that repeat a (run, qid, measure), e.g. run "
+                         f"{first['run']!r}, query {first['qid']!r}, measure {first['measure']!r}")
+    neg = df["value"].to_numpy() < 0
+    if neg.any():
+        first = df[neg].sort_values(["measure", "run", "qid"]).iloc[0]
+        raise ValueError(f"per_query has {int(neg.sum())} negative value(s), e.g. run {first['run']!r}, query "
+                         f"{first['qid']!r}, measure {first['measure']!r} = {first['value']!r}; the risk measures "
+                         "(URisk, TRisk, GeoRisk) need non-negative effectiveness scores")
+    return df.sort_values(["measure", "run", "qid"], kind="stable").reset_index(drop=True)
+
+
+def _matrix(df: pd.DataFrame, measure: str, runs: list[str], baseline: str) -> tuple[list[str], np.ndarray]:
+    """``(qids, X)``: the runs' scores on ``measure`` (rows in ``runs`` order,
+    baseline first), queries sorted; checks every run has the baseline's queries."""
+    sub = df[df["measure"] == measure]
+    by_run = {r: g for r, g in sub.groupby("run", sort=True)}
+    lacking = [r for r in runs if r not in by_run]
+    if lacking:
+        raise ValueError(f"per_query has no rows for run(s) {lacking} on measure {measure!r}")
+    base_q = by_run[baseline]["qid"].to_numpy()
+    base_set = set(base_q)
+    for r in runs[1:]:
+        q = set(by_run[r]["qid"])
+        extra, short = sorted(q - base_set), sorted(base_set - q)
+        if extra or short:
+            parts = []
+            if short:
+                parts.append(f"lacks {len(short)} of the baseline's queries (e.g. {short[:5]})")
+            if extra:
+                parts.append(f"has {len(extra)} queries the baseline lacks (e.g. {extra[:5]})")
+            raise ValueError(
+                f"per_query: on measure {measure!r} run {r!r} " + " and ".join(parts) + f" (baseline {baseline!r}, "
+                f"{len(base_set)} queries); runs are compared query by query, so every compared run needs the "
+                "same queries (evaluate them with the same qrels; fill or drop the missing queries)")
+    if len(base_q) < 2:
+        raise ValueError(f"per_query: measure {measure!r} has {len(base_q)} query; the paired tests need at least 2")
+    X = np.vstack([by_run[r]["value"].to_numpy() for r in runs])  # each sorted by qid (df is sorted)
+    return list(base_q), X
+
+
+# ---------------------------------------------------------------------------
+# the table
+# ---------------------------------------------------------------------------
+def compare_table(per_query: pd.DataFrame, *, baseline: str, tests=None, measures=None,
+                  correction: str = "holm", alpha: float = 0.05, permutations: int = 10_000,
+                  seed: int = 0, risk_alpha: float = 1.0) -> pd.DataFrame:
+    """Compare runs with ``baseline`` query by query, one row per (measure, run).
+
+    ``per_query``: columns ``run, qid, measure, value``, one row per run x
+    query x measure (other columns are ignored). ``tests``: the run name(s)
+    to compare (default: every other run in ``per_query``, sorted by name).
+    ``measures``: the measure name(s) (default: all, sorted). Rows come per
+    measure (in ``measures`` order), the baseline first, then the tests in
+    ``tests`` order. ``correction`` (``"none"``, ``"bonferroni"``,
+    ``"holm"``, ``"bh"``) corrects ``randomization_p`` across the tests of
+    one measure; ``significant = p_corrected < alpha``. ``permutations``
+    and ``seed``: the Monte Carlo randomization test (more than 16 non-zero
+    differences). ``risk_alpha``: the risk sensitivity of URisk, TRisk and
+    GeoRisk.
+
+    Columns: :data:`COLUMNS`; the meaning of each, the equations and the
+    input rules are in the module docstring. The options are kept in
+    ``table.attrs``. Same input and seed give the same table whatever the
+    row order of ``per_query``.
+    """
+    _check_options(correction, alpha, permutations, seed, risk_alpha)
+    df = _tidy(per_query)
+    runs_present = sorted(df["run"].unique())
+    if not isinstance(baseline, str):
+        raise ValueError(f"baseline must be a run name (str), got {baseline!r}")
+    if baseline not in runs_present:
+        raise ValueError(f"baseline {baseline!r} is not a run of per_query (runs: {runs_present[:20]})")
+    if tests is None:
+        test_runs = [r for r in runs_present if r != baseline]
+    else:
+        test_runs = _names(tests, "tests")
+        unknown = [r for r in test_runs if r not in runs_present]
+        if unknown:
+            raise ValueError(f"tests names run(s) {unknown} that per_query lacks (runs: {runs_present[:20]})")
+        if baseline in test_runs:
+            raise ValueError(f"tests includes the baseline {baseline!r}; it is compared with itself in its own row")
+    if not test_runs:
+        raise ValueError(f"tests: nothing to compare with baseline {baseline!r} (per_query has runs {runs_present})")
+    measures_present = sorted(df["measure"].unique())
+    if measures is None:
+        measure_list = measures_present
+    else:
+        measure_list = _names(measures, "measures")
+        unknown = [m for m in measure_list if m not in measures_present]
+        if unknown:
+            raise ValueError(f"measures names {unknown} that per_query lacks (measures: {measures_present})")
+        if not measure_list:
+            raise ValueError("measures is empty")
+
+    runs = [baseline, *test_runs]
+    rows: list[dict[str, Any]] = []
+    for measure in measure_list:
+        _, X = _matrix(df, measure, runs, baseline)
+        n = X.shape[1]
+        b = X[0]
+        means = X.mean(axis=1)
+        ur = np.atleast_1d(risk.urisk(X[1:], b, risk_alpha))
+        tr = np.atleast_1d(risk.trisk(X[1:], b, risk_alpha))
+        gr = np.atleast_1d(risk.georisk(X, None, risk_alpha, zero_totals="ignore"))
+        rp = np.empty(len(test_runs))
+        block = []
+        for i, run in enumerate(test_runs, start=1):
+            d = X[i] - b
+            rp[i - 1], method = randomization_p(
+                d, permutations=permutations, rng=seeds.rng(seed, "compare", measure, baseline, run))
+            block.append({
+                "measure": measure, "run": run, "n_queries": n, "mean": means[i], "delta": means[i] - means[0],
+                "ttest_p": paired_ttest_p(d), "randomization_p": rp[i - 1], "randomization": method,
+                "wins": int((d > 0).sum()), "losses": int((d < 0).sum()), "ties": int((d == 0).sum()),
+                "urisk": float(ur[i - 1]), "trisk": float(tr[i - 1]), "georisk": float(gr[i]),
+            })
+        pc = adjust_p(rp, correction)
+        for row, p in zip(block, pc):
+            row["p_corrected"] = float(p)
+            row["significant"] = bool(p < alpha)
+        rows.append({"measure": measure, "run": baseline, "n_queries": n, "mean": means[0], "delta": 0.0,
+                     "urisk": 0.0, "georisk": float(gr[0])})
+        rows.extend(block)
+
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    for c in ("measure", "run", "randomization"):
+        table[c] = table[c].astype(object)
+    table["n_queries"] = table["n_queries"].astype(np.int64)
+    for c in ("mean", "delta", "ttest_p", "randomization_p", "p_corrected", "urisk", "trisk", "georisk"):
+        table[c] = table[c].astype(np.float64)
+    table["significant"] = table["significant"].astype("boolean")
+    for c in ("wins", "losses", "ties"):
+        table[c] = table[c].astype("Int64")
+    table.attrs.update({
+        "baseline": baseline, "tests": list(test_runs), "correction": correction, "alpha": float(alpha),
+        "primary_test": "randomization", "permutations": int(permutations), "exact_max": EXACT_MAX,
+        "seed": int(seed), "risk_alpha": float(risk_alpha),
+    })
+    return table
+
+
+def compare(qrels, runs, measures, *, baseline: str, test=None, correction: str = "holm", alpha: float = 0.05,
+            permutations: int = 10_000, seed: int = 0, risk_alpha: float = 1.0, **evaluate_options) -> pd.DataFrame:
+    """Evaluate ``runs`` on ``qrels`` and compare them with ``baseline``.
+
+    ``evalrank.evaluation.evaluate.evaluate(qrels, runs, measures,
+    **evaluate_options)`` gives the per-query scores (``runs``: a mapping
+    name -> run, or a list of run files named by their file name stem, as
+    ``evaluate`` names them); :func:`compare_table` compares them, with
+    ``test`` as its ``tests`` (default: every other run) and the measures in
+    the order ``evaluate`` returns them. ``baseline`` and ``test`` are run
+    names as ``evaluate`` reports them.
+    """
+    from evalrank.evaluation.evaluate import evaluate
+
+    _check_options(correction, alpha, permutations, seed, risk_alpha)
+    per_query = evaluate(qrels, runs, measures, **evaluate_options)
+    if isinstance(per_query, pd.DataFrame) and "measure" in per_query.columns:
+        measure_order = [str(m) for m in pd.unique(per_query["measure"].astype(str))]
+    else:
+        measure_order = None  # compare_table reports the bad table
+    return compare_table(per_query, baseline=baseline, tests=test, measures=measure_order, correction=correction,
+                         alpha=alpha, permutations=permutations, seed=seed, risk_alpha=risk_alpha)
