@@ -1,12 +1,28 @@
-"""TREC qrels and run files as flat arrays, for NDCG outside the DAG.
+"""TREC qrels and run files, read as trec_eval reads them, into flat arrays.
 
-qrels: ``qid iter docno rel`` (whitespace separated); run: ``qid Q0 docno
-rank score [tag]``. As trec_eval does: queries are evaluated when they are in
-both files (sorted by qid as strings), run documents absent from the qrels
-are non-relevant, negative grades count as 0, the ideal DCG comes from all
-judged documents of the query (retrieved or not), and the run's own rank
-column is ignored (documents are ordered by score). Malformed lines raise
-:class:`TrecFormatError` with file and line number.
+qrels: ``qid iter docno rel`` -- exactly four whitespace-separated fields;
+run: ``qid Q0 docno rank score tag`` -- at least six, anything after the
+sixth ignored (trec_eval 9.0.x, ``get_trec_results.c``). Blank lines and lines
+starting with ``#`` are skipped, a UTF-8 byte-order mark and gzip are read
+transparently, lines may end in CRLF. The rank column and the tag are not
+used: documents are ranked by score (``evalrank.evaluation``).
+
+Where trec_eval is lenient with garbage (``atof("high")`` is 0, ``atol("x")``
+is 0), the reader refuses the line instead, naming file and line: a score
+that is not a number, a relevance that is not an integer, a NaN or infinite
+score. A relevance written as ``2.0`` is read as trec_eval's ``atol`` reads
+it (2).
+
+The bytes are parsed by numba kernels (:func:`read_trec`): one pass over the
+file records, per line, where its query id and document id lie in the
+buffer, a 64-bit FNV-1a hash of each, and the parsed score or relevance. No
+Python object is made per line: query ids are decoded once per run of equal
+ids, document ids never (:mod:`evalrank.evaluation` matches them through the
+hashes and compares their bytes only where hashes meet or scores tie).
+
+:func:`read_qrels` and :func:`read_run` give ``{qid: {docno: value}}``
+dicts for small files and tests; :func:`align` turns two such dicts into
+the flat arrays of :func:`evalrank.metrics.ndcg.ndcg`.
 """
 
 from __future__ import annotations
@@ -14,69 +30,350 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
-__all__ = ["TrecFormatError", "read_qrels", "read_run", "TrecInput", "align"]
+from evalrank.data.letor import _fast_float
+
+__all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
 
 class TrecFormatError(ValueError):
     """A malformed line of a qrels or run file (file and line number in the message)."""
 
 
-def _lines(path):
-    """Whitespace-split non-blank, non-comment lines with their numbers (gzip and a UTF-8
-    byte-order mark are read transparently: :func:`evalrank.io.open_text`)."""
-    from evalrank.io import open_text
+# ---------------------------------------------------------------------------
+# byte kernels
+# ---------------------------------------------------------------------------
+_FNV_OFFSET = np.uint64(14695981039346656037)
+_FNV_PRIME = np.uint64(1099511628211)
 
+# error codes of the scan kernel
+_OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER = 0, 1, 2, 3
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _space(c):
+    """C ``isspace`` without the newline: blank, tab, CR, VT, FF."""
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@numba.njit(cache=True, nogil=True)
+def fnv1a(buf, s, e):
+    """64-bit FNV-1a hash of ``buf[s:e]``."""
+    h = _FNV_OFFSET
+    for i in range(s, e):
+        h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
+    return h
+
+
+@numba.njit(cache=True, nogil=True)
+def _atol(buf, s, e):
+    """C ``atol`` on a token that must start with an integer: ``(ok, value)``; ``2.0`` and
+    ``2`` give 2, ``x`` is refused (trec_eval would read 0)."""
+    i = s
+    neg = False
+    if i < e and (buf[i] == 45 or buf[i] == 43):
+        neg = buf[i] == 45
+        i += 1
+    v = np.int64(0)
+    nd = 0
+    while i < e and 48 <= buf[i] <= 57:
+        if nd < 18:
+            v = v * 10 + np.int64(buf[i] - 48)
+        nd += 1
+        i += 1
+    if nd == 0 or nd > 18:
+        return False, np.int64(0)
+    if i < e:  # the rest must be a decimal part of zeros or digits: "2.0", "1.5" (atol: 1)
+        if buf[i] != 46:
+            return False, np.int64(0)
+        i += 1
+        while i < e:
+            if not (48 <= buf[i] <= 57):
+                return False, np.int64(0)
+            i += 1
+    return True, -v if neg else v
+
+
+@numba.njit(cache=True, nogil=True)
+def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
+    """One pass over a qrels (``is_run`` False) or run file.
+
+    Fills, per data line ``j``: the query id span ``qs[j]:qe[j]``, the document id span
+    ``ds[j]:de[j]`` and its hash ``dh[j]``, the score or relevance ``value[j]``, the
+    1-based line number; ``seg_start`` gets the first data line of every run of equal query
+    ids. ``fallback[j]`` marks scores the fast float parser leaves to Python.
+    Returns ``(n_lines, n_segments, error, error_line, tok_s, tok_e, n_fields)``.
+    """
+    n = buf.shape[0]
+    i = 0
+    j = 0
+    nseg = 0
+    line = 0
+    pqs = -1
+    pqe = -1
+    while i < n:
+        line += 1
+        # skip leading blanks
+        while i < n and _space(buf[i]):
+            i += 1
+        if i >= n:
+            break
+        if buf[i] == 10:
+            i += 1
+            continue
+        if buf[i] == 35:  # '#': a comment line
+            while i < n and buf[i] != 10:
+                i += 1
+            i += 1
+            continue
+        # tokenize the line
+        nf = 0
+        t0s = t0e = t2s = t2e = t4s = t4e = t3s = t3e = 0
+        while i < n and buf[i] != 10:
+            s = i
+            while i < n and buf[i] != 10 and not _space(buf[i]):
+                i += 1
+            if nf == 0:
+                t0s, t0e = s, i
+            elif nf == 2:
+                t2s, t2e = s, i
+            elif nf == 3:
+                t3s, t3e = s, i
+            elif nf == 4:
+                t4s, t4e = s, i
+            nf += 1
+            while i < n and buf[i] != 10 and _space(buf[i]):
+                i += 1
+        i += 1  # past the newline
+        if is_run:
+            if nf < 6:
+                return j, nseg, _FEW_FIELDS, line, 0, 0, nf
+            ok, v = _fast_float(buf, t4s, t4e)
+            if ok:
+                value[j] = v
+            else:
+                fallback[j] = True
+                value[j] = 0.0
+        else:
+            if nf != 4:
+                return j, nseg, _FEW_FIELDS if nf < 4 else _EXTRA_FIELDS, line, 0, 0, nf
+            ok, r = _atol(buf, t3s, t3e)
+            if not ok:
+                return j, nseg, _BAD_NUMBER, line, t3s, t3e, nf
+            value[j] = np.float64(r)
+        qs[j] = t0s
+        qe[j] = t0e
+        ds[j] = t2s
+        de[j] = t2e
+        dh[j] = fnv1a(buf, t2s, t2e)
+        line_of[j] = line
+        same = (t0e - t0s) == (pqe - pqs)
+        if same:
+            for c in range(t0e - t0s):
+                if buf[t0s + c] != buf[pqs + c]:
+                    same = False
+                    break
+        if not same:
+            seg_start[nseg] = j
+            nseg += 1
+            pqs = t0s
+            pqe = t0e
+        j += 1
+    return j, nseg, _OK, line, 0, 0, 0
+
+
+@numba.njit(cache=True, nogil=True)
+def _count_lines(buf):
+    n = 1
+    for c in buf:
+        if c == 10:
+            n += 1
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _same_bytes(buf_a, sa, ea, buf_b, sb, eb):
+    if ea - sa != eb - sb:
+        return False
+    for c in range(ea - sa):
+        if buf_a[sa + c] != buf_b[sb + c]:
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# the file as arrays
+# ---------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class TrecFile:
+    """A parsed qrels or run file: the bytes and, per data line (file order), where the
+    query id and document id lie in them.
+
+    ``buf`` uint8 bytes of the file; ``qid`` int64 index into ``qids`` (the distinct query
+    ids, sorted as C ``strcmp`` sorts them, trec_eval's order); ``doc_start``/``doc_end``
+    int64 spans of the document id in ``buf``; ``doc_hash`` uint64 FNV-1a of those bytes;
+    ``value`` float64 score (run) or relevance (qrels); ``line`` int64 1-based line numbers
+    (for error messages); ``run_tag`` the tag of the first line (runs).
+    """
+
+    path: str
+    kind: str
+    buf: np.ndarray
+    qids: list
+    qid: np.ndarray
+    doc_start: np.ndarray
+    doc_end: np.ndarray
+    doc_hash: np.ndarray
+    value: np.ndarray
+    line: np.ndarray
+    run_tag: str = ""
+
+    def __len__(self) -> int:
+        return int(self.qid.shape[0])
+
+    def doc_id(self, j: int) -> str:
+        """The document id of data line ``j`` (for messages)."""
+        return bytes(self.buf[self.doc_start[j]:self.doc_end[j]]).decode("utf-8", "replace")
+
+
+def _file_bytes(path: Path) -> bytes | memoryview:
+    import mmap
+
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory, not a file")
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    with open(path, "rb") as fh:
+        magic = fh.read(3)
+        if magic[:2] == b"\x1f\x8b":
+            import gzip
+            import zlib
+
+            fh.seek(0)
+            try:
+                data = gzip.GzipFile(fileobj=fh).read()
+            except (OSError, EOFError, zlib.error) as e:
+                raise TrecFormatError(f"{path}: damaged gzip file ({e})") from None
+        elif path.stat().st_size == 0:
+            data = b""
+        else:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if data[:3] == b"\xef\xbb\xbf":  # a byte-order mark: blanked (line 1 keeps its number)
+        data = b"   " + bytes(data[3:])
+    return data
+
+
+def _decode(raw: bytes, path, line: int, what: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise TrecFormatError(f"{path}:{line}: {what} is not UTF-8 text ({e.reason})") from None
+
+
+def read_trec(path, kind: str) -> TrecFile:
+    """Parse a TREC ``kind="qrels"`` or ``kind="run"`` file (module docstring for the rules).
+
+    Raises :class:`TrecFormatError` naming file and line for a line with too few (or, in
+    qrels, too many) fields, a relevance that is not an integer, a score that is not a
+    finite number, or a file without data lines.
+    """
+    if kind not in ("qrels", "run"):
+        raise ValueError(f"kind must be 'qrels' or 'run', got {kind!r}")
     path = Path(path)
-    with open_text(path) as fh:
-        number = 0
-        try:
-            for number, line in enumerate(fh, start=1):
-                if line.strip() and not line.lstrip().startswith("#"):
-                    yield number, line.split()
-        except UnicodeDecodeError as e:
-            raise TrecFormatError(f"{path}:{number + 1}: not UTF-8 text ({e.reason} at byte {e.start} of the "
-                                  "line's block)") from None
-        except (OSError, EOFError) as e:
-            raise TrecFormatError(f"{path}: cannot be read whole ({e})") from None
+    data = _file_bytes(path)
+    buf = np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, dtype=np.uint8)
+    cap = _count_lines(buf)
+    qs = np.empty(cap, np.int64)
+    qe = np.empty(cap, np.int64)
+    ds = np.empty(cap, np.int64)
+    de = np.empty(cap, np.int64)
+    dh = np.empty(cap, np.uint64)
+    value = np.empty(cap, np.float64)
+    line_of = np.empty(cap, np.int64)
+    seg = np.empty(cap, np.int64)
+    fb = np.zeros(cap, np.bool_)
+    is_run = kind == "run"
+    n, nseg, err, eline, ts, te, nf = _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg, fb)
+    if err == _FEW_FIELDS or err == _EXTRA_FIELDS:
+        want = "6 fields 'qid Q0 docno rank score tag' (or more)" if is_run else "4 fields 'qid iter docno rel'"
+        raise TrecFormatError(f"{path}:{eline}: a {kind} line has {want}, got {nf}")
+    if err == _BAD_NUMBER:
+        tok = bytes(buf[ts:te]).decode("utf-8", "replace")
+        raise TrecFormatError(f"{path}:{eline}: relevance {tok!r} is not an integer")
+    if n == 0:
+        raise TrecFormatError(f"{path}: no {kind} lines (the file is empty or all comments)")
+    qs, qe, ds, de, dh, value, line_of, fb = (a[:n] for a in (qs, qe, ds, de, dh, value, line_of, fb))
+    if is_run:
+        for j in np.flatnonzero(fb):  # long mantissas, exponents beyond 1e22, nan, inf: Python's float
+            tok = bytes(buf[_token(buf, line_of, j, 4, ds[j])]).decode("utf-8", "replace")
+            try:
+                value[j] = float(tok)
+            except ValueError:
+                raise TrecFormatError(f"{path}:{line_of[j]}: score {tok!r} is not a number") from None
+        bad = ~np.isfinite(value)
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            tok = bytes(buf[_token(buf, line_of, j, 4, ds[j])]).decode("utf-8", "replace")
+            raise TrecFormatError(f"{path}:{line_of[j]}: score {tok!r} is not finite")
+    # query ids: one decode per run of equal ids, then codes in strcmp (byte) order
+    seg = seg[:nseg]
+    raw = [bytes(buf[qs[s]:qe[s]]) for s in seg.tolist()]
+    uniq = sorted(set(raw))
+    code = {b: c for c, b in enumerate(uniq)}
+    seg_code = np.fromiter((code[b] for b in raw), dtype=np.int64, count=nseg)
+    sizes = np.diff(np.append(seg, n))
+    qid = np.repeat(seg_code, sizes)
+    first = {}
+    for s_, b in zip(seg.tolist(), raw):
+        first.setdefault(b, s_)
+    qids = [_decode(b, path, int(line_of[first[b]]), "query id") for b in uniq]
+    tag = ""
+    if is_run:
+        tag = bytes(buf[_token(buf, line_of, 0, 5, ds[0])]).decode("utf-8", "replace")
+    return TrecFile(str(path), kind, buf, qids, qid, ds, de, dh, value, line_of, tag)
+
+
+def _token(buf, line_of, j, field: int, doc_start: int) -> slice:
+    """The span of field ``field`` (0-based, >= 2) of the line whose document id starts at
+    ``doc_start`` (rare paths only: fallback scores, the run tag)."""
+    i = int(doc_start)
+    f = 2
+    n = buf.shape[0]
+    while True:
+        s = i
+        while i < n and buf[i] not in (32, 9, 13, 11, 12, 10):
+            i += 1
+        if f == field:
+            return slice(s, i)
+        while i < n and buf[i] in (32, 9, 13, 11, 12):
+            i += 1
+        f += 1
+
+
+# ---------------------------------------------------------------------------
+# dicts (small files, tests) and flat arrays for ndcg()
+# ---------------------------------------------------------------------------
+def _as_dict(t: TrecFile, what: str, cast) -> dict:
+    out: dict[str, dict] = {}
+    ids = [bytes(t.buf[s:e]).decode("utf-8", "replace") for s, e in zip(t.doc_start.tolist(), t.doc_end.tolist())]
+    for j, (q, d, v) in enumerate(zip(t.qid.tolist(), ids, t.value.tolist())):
+        docs = out.setdefault(t.qids[q], {})
+        if d in docs:
+            raise TrecFormatError(f"{t.path}:{t.line[j]}: document {d!r} {what} twice for query {t.qids[q]!r}")
+        docs[d] = cast(v)
+    return out
 
 
 def read_qrels(path) -> dict[str, dict[str, int]]:
-    """``{qid: {docno: grade}}``; a repeated (qid, docno) is an error."""
-    out: dict[str, dict[str, int]] = {}
-    for number, f in _lines(path):
-        if len(f) != 4:
-            raise TrecFormatError(f"{path}:{number}: a qrels line has 4 fields 'qid iter docno rel', got {len(f)}")
-        try:
-            grade = int(f[3])
-        except ValueError:
-            raise TrecFormatError(f"{path}:{number}: relevance {f[3]!r} is not an integer") from None
-        docs = out.setdefault(f[0], {})
-        if f[2] in docs:
-            raise TrecFormatError(f"{path}:{number}: document {f[2]!r} judged twice for query {f[0]!r}")
-        docs[f[2]] = max(grade, 0)
-    return out
+    """``{qid: {docno: grade}}`` with negative grades as 0; a repeated (qid, docno) is an error."""
+    return _as_dict(read_trec(path, "qrels"), "judged", lambda v: max(int(v), 0))
 
 
 def read_run(path) -> dict[str, dict[str, float]]:
     """``{qid: {docno: score}}``; a repeated (qid, docno) is an error."""
-    out: dict[str, dict[str, float]] = {}
-    for number, f in _lines(path):
-        if len(f) not in (5, 6):
-            raise TrecFormatError(f"{path}:{number}: a run line has 6 fields 'qid Q0 docno rank score tag', "
-                                  f"got {len(f)}")
-        try:
-            score = float(f[4])
-        except ValueError:
-            raise TrecFormatError(f"{path}:{number}: score {f[4]!r} is not a number") from None
-        if not np.isfinite(score):
-            raise TrecFormatError(f"{path}:{number}: score {f[4]!r} is not finite")
-        docs = out.setdefault(f[0], {})
-        if f[2] in docs:
-            raise TrecFormatError(f"{path}:{number}: document {f[2]!r} retrieved twice for query {f[0]!r}")
-        docs[f[2]] = score
-    return out
+    return _as_dict(read_trec(path, "run"), "retrieved", float)
 
 
 @dataclass(frozen=True)
@@ -94,7 +391,8 @@ class TrecInput:
 
 
 def align(qrels: dict, run: dict) -> TrecInput:
-    """Flat arrays of the queries in both files, sorted by qid (strcmp)."""
+    """Flat arrays of the queries in both dicts, sorted by qid (strcmp): run documents absent
+    from the qrels are non-relevant, the ideal comes from all judged documents of the query."""
     qids = sorted(set(qrels) & set(run))
     scores, labels, ids, sizes, ideal, ideal_sizes = [], [], [], [], [], []
     unjudged = 0

@@ -1,0 +1,365 @@
+"""``evalrank.evaluate``: trec_eval's measures and evalrank's on qrels + runs.
+
+Inputs, for qrels and for each run, any of:
+
+* a path to a TREC file (read as trec_eval reads it: :mod:`evalrank.data.trec`);
+* a pytrec_eval-shaped dict, ``{qid: {docno: relevance}}`` / ``{qid: {docno: score}}``;
+* a pandas DataFrame with the column names ir_measures uses (``query_id``,
+  ``doc_id``, ``relevance`` / ``score``) or ranx's (``q_id``, ``doc_id``,
+  ``score``);
+* flat arrays: a mapping with those column names to equal-length arrays.
+
+``runs`` is one run or a mapping ``{name: run}``, or a list of paths (named
+by file name). The result is a DataFrame ``run, qid, measure, value`` with
+one row per run, evaluated topic and measure column (``P_5``,
+``ndcg_cut_10``, ``ndcg@10``...), topics in trec_eval's order; the means
+trec_eval prints as ``all`` are ``df.groupby(["run", "measure"]).value.mean()``
+(sums for ``num_ret``/``num_rel``/``num_rel_ret``; :func:`summarize` does
+both). Evaluation follows trec_eval 9.0.8 (:mod:`evalrank.evaluation.engine`,
+:mod:`evalrank.metrics.trec`): ``relevance_level`` is ``-l``, ``max_docs``
+``-M``, ``complete`` ``-c`` (the qrels' topics a run lacks get rows of 0, so
+that the mean divides by every qrels topic).
+
+evalrank's own measures (``ndcg@10``, ``err@20``, ``dcg@5``, options in the
+name: :mod:`evalrank.metrics.names`) see the same ranked, ``-M``-cut lists and
+the same judgments (the ideal ranking comes from all of a topic's judgments,
+never from the run alone), under the ``convention`` preset (default
+``"trec"``: on the same input ``ndcg@10`` equals ``ndcg_cut_10``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from evalrank.data.trec import TrecFile, TrecFormatError, fnv1a, read_trec
+from evalrank.metrics.names import COUNTS, TREC_ORDER, RankMeasure, TrecMeasure, parse_measures
+
+__all__ = ["evaluate", "evaluate_trec", "RunResult", "as_trec", "summarize", "format_trec"]
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """One run's values: ``values[i, j]`` for topic ``qids[i]`` and column ``columns[j]``;
+    ``missing[i]``: a qrels topic the run lacks (``complete``)."""
+
+    name: str
+    qids: list
+    missing: np.ndarray
+    columns: list
+    values: np.ndarray
+    tag: str = ""
+    #: "all" values trec_eval computes otherwise than from the topics (``-c``'s num_rel)
+    all_values: dict = None
+
+    def means(self) -> dict:
+        out = {}
+        for j, c in enumerate(self.columns):
+            v = self.values[:, j]
+            out[c] = float(v.sum()) if c in COUNTS else (float(v.mean()) if v.size else 0.0)
+        if "num_q" in out:
+            out["num_q"] = float(len(self.qids))
+        out.update({c: v for c, v in (self.all_values or {}).items() if c in out})
+        return out
+
+
+# ---------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------
+_QID = ("query_id", "q_id", "qid")
+_DOC = ("doc_id", "docno", "doc")
+_REL = ("relevance", "rel", "score")
+_SCORE = ("score", "sim")
+
+
+def _column(cols, names, what, kind):
+    for n in names:
+        if n in cols:
+            return n
+    raise ValueError(f"{kind}: no {what} column; expected one of {list(names)}, got {list(cols)}")
+
+
+@numba.njit(cache=True)
+def _hash_spans(buf, ds, de, out):
+    for i in range(ds.shape[0]):
+        out[i] = fnv1a(buf, ds[i], de[i])
+
+
+def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
+    """A :class:`TrecFile` from per-row query ids, document ids and values (strings are
+    interned once; document ids become one byte buffer)."""
+    import pandas as pd
+
+    qids = np.asarray(qids)
+    docs = np.asarray(docs)
+    values = np.asarray(values, dtype=np.float64)
+    n = qids.shape[0]
+    if docs.shape != (n,) or values.shape != (n,):
+        raise ValueError(f"{name}: query ids, document ids and values must have the same length, got "
+                         f"{qids.shape}, {docs.shape}, {values.shape}")
+    if n == 0:
+        raise ValueError(f"{name}: no {kind} rows")
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}: row {int(np.flatnonzero(~np.isfinite(values))[0])}: value is not finite")
+    if kind == "qrels":
+        if (values != np.round(values)).any():
+            raise ValueError(f"{name}: relevance must be integers")
+    qcodes, quniq = pd.factorize(pd.Series(qids).astype(str), sort=False)
+    quniq = [str(q) for q in quniq]
+    order = sorted(range(len(quniq)), key=lambda i: quniq[i].encode("utf-8"))
+    remap = np.empty(len(quniq), dtype=np.int64)
+    remap[order] = np.arange(len(quniq))
+    dcodes, duniq = pd.factorize(pd.Series(docs).astype(str), sort=False)
+    enc = [str(d).encode("utf-8") for d in duniq]
+    lens = np.fromiter((len(b) for b in enc), dtype=np.int64, count=len(enc))
+    starts = np.concatenate(([0], np.cumsum(lens + 1)[:-1])).astype(np.int64)
+    buf = np.frombuffer(b"\n".join(enc) + b"\n", dtype=np.uint8)
+    h = np.empty(len(enc), dtype=np.uint64)
+    _hash_spans(buf, starts, starts + lens, h)
+    ds = starts[dcodes]
+    return TrecFile(name, kind, buf, [quniq[i] for i in order], remap[qcodes], ds, ds + lens[dcodes], h[dcodes],
+                    values, np.arange(1, n + 1, dtype=np.int64), "")
+
+
+def as_trec(obj, kind: str, name: str = "") -> TrecFile:
+    """A qrels (``kind="qrels"``) or run from any input of the module docstring."""
+    if isinstance(obj, TrecFile):
+        return obj
+    if isinstance(obj, (str, Path)):
+        return read_trec(obj, kind)
+    label = name or kind
+    cols = None
+    try:
+        import pandas as pd
+
+        if isinstance(obj, pd.DataFrame):
+            cols = {c: obj[c].to_numpy() for c in obj.columns}
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pass
+    if cols is None and isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+        q, d, v = [], [], []
+        for qid, docs in obj.items():
+            for doc, val in docs.items():
+                q.append(qid)
+                d.append(doc)
+                v.append(val)
+        return _from_columns(np.array(q, dtype=object), np.array(d, dtype=object), np.array(v, dtype=np.float64),
+                             kind, label)
+    if cols is None and isinstance(obj, dict):
+        cols = obj
+    if cols is None:
+        raise TypeError(f"{label}: expected a TREC file path, a {{qid: {{docno: value}}}} dict, a DataFrame or a "
+                        f"mapping of columns, got {type(obj).__name__}")
+    qc = _column(cols, _QID, "query id", label)
+    dc = _column(cols, _DOC, "document id", label)
+    vc = _column(cols, _REL if kind == "qrels" else _SCORE, "relevance" if kind == "qrels" else "score", label)
+    return _from_columns(cols[qc], cols[dc], cols[vc], kind, label)
+
+
+def _runs_of(runs) -> list[tuple[str, object]]:
+    """``[(name, run), ...]`` from one run, a mapping of named runs or a list of paths."""
+    if isinstance(runs, (str, Path, TrecFile)):
+        runs = [runs]
+    if isinstance(runs, dict):
+        vals = list(runs.values())
+        single = bool(vals) and all(isinstance(v, dict) and all(not isinstance(x, dict) for x in v.values())
+                                    for v in vals)
+        single = single or (bool(vals) and all(isinstance(v, (np.ndarray, list)) for v in vals))
+        if not single:
+            return [(str(k), v) for k, v in runs.items()]
+        return [("run", runs)]
+    try:
+        import pandas as pd
+
+        if isinstance(runs, pd.DataFrame):
+            return [("run", runs)]
+    except ImportError:  # pragma: no cover
+        pass
+    out = []
+    for r in runs:
+        if isinstance(r, TrecFile):
+            out.append((Path(r.path).name, r))
+        elif isinstance(r, (str, Path)):
+            out.append((Path(r).name, r))
+        else:
+            raise TypeError("runs: a list holds file paths; name in-memory runs with a mapping {name: run}")
+    names = [n for n, _ in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"runs: run names (file names) must be unique, got {names}")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# measures on a ranked run
+# ---------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _gather_ids(buf, ds, de, rows, width):
+    out = np.zeros((rows.shape[0], width), dtype=np.uint8)
+    for i in range(rows.shape[0]):
+        j = rows[i]
+        for c in range(de[j] - ds[j]):
+            out[i, c] = buf[ds[j] + c]
+    return out
+
+
+def _doc_ids(run: TrecFile, rows: np.ndarray) -> np.ndarray:
+    """The ids of ``rows`` as a bytes array (compared byte-wise: strcmp order)."""
+    if rows.size == 0:
+        return np.zeros(0, dtype="S1")
+    width = max(1, int((run.doc_end[rows] - run.doc_start[rows]).max()))
+    return _gather_ids(run.buf, run.doc_start, run.doc_end, rows, width).view(f"S{width}").ravel()
+
+
+def _rank_values(m: RankMeasure, ranked, convention: str) -> np.ndarray:
+    from evalrank.metrics import dcg, err, ndcg
+    from evalrank.metrics.conventions import resolve
+
+    run = ranked.run
+    scores = run.value[ranked.rows]
+    labels = np.maximum(ranked.rels, 0)
+    offsets = ranked.offsets
+    opts = dict(m.options)
+    conv = opts.pop("convention", convention)
+    ids = _doc_ids(run, ranked.rows)
+    if m.family == "err":
+        max_grade = int(opts.pop("max_grade", 4))
+        top = int(labels.max(initial=0))
+        if top > max_grade:
+            raise ValueError(f"{m}: relevance {top} is above max_grade {max_grade} (write err(max_grade={top})@k)")
+        ties = opts.pop("ties", "docid")
+        return err(scores, labels, offsets, m.k, max_grade=max_grade, ties=ties, doc_ids=ids,
+                   precision=opts.pop("precision", None))
+    if m.family == "ndcg":
+        judged = np.maximum(ranked.judged, 0)
+        return ndcg(scores, labels, offsets, m.k, convention=conv, doc_ids=ids, ideal_labels=judged,
+                    ideal_offsets=ranked.judged_offsets, **opts)
+    o = resolve(conv, **opts)
+    return dcg(scores, labels, offsets, m.k, gain=o["gain"], discount=o["discount"], ties=o["ties"], doc_ids=ids,
+               docid_order=o["docid_order"], precision=o["precision"])
+
+
+def _measure_columns(measures) -> tuple[list, list, list]:
+    """(trec measures in trec_eval's print order, evalrank's measures in given order, all columns)."""
+    trec = sorted((m for m in measures if isinstance(m, TrecMeasure)), key=lambda m: TREC_ORDER.index(m.name))
+    own = [m for m in measures if isinstance(m, RankMeasure)]
+    cols = [c for m in trec for c in m.columns] + [str(m) for m in own]
+    return trec, own, cols
+
+
+def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: int | None = None,
+                  complete: bool = False, precision: str | None = "float32", convention: str = "trec",
+                  progress=None) -> list[RunResult]:
+    """The arrays behind :func:`evaluate` (no pandas): one :class:`RunResult` per run."""
+    from evalrank.evaluation.engine import index_qrels, rank_run
+    from evalrank.metrics.trec import trec_measures
+
+    measures = parse_measures(measures)
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
+        raise TypeError(f"relevance_level must be an integer, got {relevance_level!r}")
+    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
+                                 or max_docs < 1):
+        raise ValueError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    trec, own, cols = _measure_columns(measures)
+    ks = sorted({k for m in trec if m.cutoffs for k in m.cutoffs})
+    q = index_qrels(as_trec(qrels, "qrels", "qrels"))
+    out = []
+    for name, r in _runs_of(runs):
+        run = as_trec(r, "run", name)
+        ranked = rank_run(run, q, name=name, max_docs=max_docs, complete=complete, precision=precision)
+        values = np.zeros((len(ranked.qids), len(cols)))
+        j = 0
+        if trec:
+            tm = trec_measures(ranked.rels, ranked.offsets, ranked.judged, ranked.judged_offsets, cutoffs=ks,
+                               relevance_level=int(relevance_level))
+            tm["num_q"] = np.ones(len(ranked.qids))
+            for m in trec:
+                for c in m.columns:
+                    values[:, j] = tm[c]
+                    j += 1
+        for m in own:
+            values[:, j] = _rank_values(m, ranked, convention)
+            j += 1
+        # trec_eval -c sums num_rel over every qrels line with a positive relevance, whatever -l
+        extra = {"num_rel": float((q.file.value > 0).sum())} if complete else None
+        out.append(RunResult(name, ranked.qids, ranked.missing, cols, values, run.run_tag, extra))
+        if progress is not None:
+            progress(name)
+    return out
+
+
+def evaluate(qrels, runs, measures, *, relevance_level: int = 1, max_docs: int | None = None,
+             complete: bool = False, precision: str | None = "float32", convention: str = "trec"):
+    """Per-topic values of ``measures`` for every run: a DataFrame ``run, qid, measure, value``
+    (module docstring).
+
+    Parameters
+    ----------
+    qrels, runs : paths, dicts, DataFrames or column mappings (module docstring).
+    measures : a name or names: ``"map"``, ``"P.5,10"``, ``"ndcg_cut.10"``, ``"ndcg@10"``,
+        ``"err@20"``, ... (:mod:`evalrank.metrics.names`).
+    relevance_level : trec_eval's ``-l``: relevance at or above it is relevant (default 1).
+    max_docs : trec_eval's ``-M``: keep the first so many ranked documents per topic.
+    complete : trec_eval's ``-c``: qrels topics a run lacks count 0 (rows of 0 are added).
+    precision : scores compared in ``"float32"`` as trec_eval 9 stores them, or ``None``
+        (float64, trec_eval 10).
+    convention : the NDCG preset of evalrank's own measures (:mod:`evalrank.metrics.conventions`).
+    """
+    import pandas as pd
+
+    results = evaluate_trec(qrels, runs, measures, relevance_level=relevance_level, max_docs=max_docs,
+                            complete=complete, precision=precision, convention=convention)
+    frames = []
+    for r in results:
+        nq, nc = r.values.shape
+        frames.append(pd.DataFrame({"run": r.name, "qid": np.repeat(np.array(r.qids, dtype=object), nc),
+                                    "measure": np.tile(np.array(r.columns, dtype=object), nq),
+                                    "value": r.values.ravel()}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize(df):
+    """trec_eval's ``all`` line per run and measure: the mean over topics (sums for
+    ``num_ret``/``num_rel``/``num_rel_ret``, the topic count for ``num_q``)."""
+    g = df.groupby(["run", "measure"], sort=False)["value"]
+    out = g.mean()
+    counts = out.index.get_level_values("measure").isin(COUNTS)
+    out[counts] = g.sum()[counts]
+    nq = out.index.get_level_values("measure") == "num_q"
+    out[nq] = g.size()[nq]
+    return out.reset_index()
+
+
+# ---------------------------------------------------------------------------
+# trec_eval's text
+# ---------------------------------------------------------------------------
+def _fmt(col: str, qid: str, v: float) -> str:
+    if col in COUNTS:
+        return f"{col:<22}\t{qid}\t{int(round(v))}"
+    return f"{col:<22}\t{qid}\t{v:.4f}"
+
+
+def format_trec(results: list[RunResult], *, per_query: bool = False, runid: bool = False) -> str:
+    """trec_eval's output: ``measure<TAB>qid<TAB>value`` lines, per topic (``per_query``, as
+    ``-q``) then ``all``; with several runs each line starts with the run's name and a tab."""
+    lines = []
+    many = len(results) > 1
+    for r in results:
+        pre = f"{r.name}\t" if many else ""
+        if per_query:
+            for i, q in enumerate(r.qids):
+                for j, c in enumerate(r.columns):
+                    if c == "num_q":
+                        continue
+                    lines.append(pre + _fmt(c, q, r.values[i, j]))
+        if runid:
+            lines.append(pre + f"{'runid':<22}\tall\t{r.tag}")
+        for c, v in r.means().items():
+            lines.append(pre + _fmt(c, "all", v))
+    return "\n".join(lines) + "\n"
+
+
+def _unused():  # pragma: no cover - keeps TrecFormatError importable from here for the CLI
+    return TrecFormatError
