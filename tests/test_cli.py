@@ -1,18 +1,131 @@
+"""``python -m evalrank``: the front door (user commands alone), ``evalrank stage`` (the
+pipeline stages in groups), help text and defaults of every option, light imports, and every
+shell line of the workflow parsed by the CLI."""
+
+import argparse
+import re
+import shlex
 import subprocess
 import sys
 
-SUBCOMMANDS = ["synthesize", "download", "parse", "describe", "split", "train", "predict", "quality", "validate-config"]
+import pytest
+
+from evalrank.cli import FRONT_DOOR, STAGES, build_parser
+from evalrank.cli.common import HelpFormatter
+
+FRONT = ["ndcg", "risk", "validate-config"]
+STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
+               "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
+               "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",
+               "clicks-simulate", "clicks-dbn", "clicks-estimate", "clicks-report",
+               "theory-sample", "theory-lists", "theory-report"]
+HEAVY = {"numpy", "pandas", "scipy", "numba", "matplotlib", "sklearn", "lightgbm", "snakemake", "mord", "xgboost"}
 
 
 def run(*args):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120)
 
 
-def test_help_lists_subcommands():
+def _sub(parser):
+    return next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def commands():
+    """{'ndcg': parser, ..., 'stage parse': parser, ...}: every command, as typed."""
+    top = _sub(build_parser()).choices
+    out = {name: p for name, p in top.items() if name != "stage"}
+    out.update({f"stage {name}": p for name, p in _sub(top["stage"]).choices.items()})
+    return out
+
+
+def test_front_door_lists_the_user_commands_alone():
     out = run("-m", "evalrank", "--help")
     assert out.returncode == 0, out.stderr
-    for name in SUBCOMMANDS:
-        assert name in out.stdout
+    listing = out.stdout.split("commands:")[1].split("options:")[0]
+    names = [line.split()[0] for line in listing.splitlines() if line.strip()]
+    assert names == FRONT + ["stage"], names  # the user commands first, then stage
+    assert "pipeline stage commands (called by the Snakemake rules)" in listing
+    for stage in ("synthesize", "active-mc", "clicks-simulate", "theory-sample", "risk-table7", "ndcg-train"):
+        assert stage not in out.stdout
+
+
+def test_stage_help_lists_every_stage_in_groups():
+    out = run("-m", "evalrank", "stage", "--help")
+    assert out.returncode == 0, out.stderr
+    listed = re.findall(r"^  ([a-z0-9-]+)  +\S", out.stdout, re.M)
+    assert sorted(listed) == sorted(STAGE_NAMES)
+    for rules in ("data", "models", "active", "ndcg", "risk", "clicks", "theory"):
+        assert f"(workflow/rules/{rules}.smk):" in out.stdout
+    assert sorted(n.split()[1] for n in commands() if n.startswith("stage ")) == sorted(STAGE_NAMES)
+
+
+def test_registries_name_modules_with_their_hooks():
+    import importlib
+
+    for name in FRONT_DOOR:
+        assert callable(importlib.import_module(name).add_parsers)
+    for name in STAGES:
+        m = importlib.import_module(name)
+        assert callable(m.add_stage_parsers) and m.TITLE
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["stage", "--help"], ["stage", "active-mc", "--help"],
+                                  ["ndcg", "--help"]])
+def test_help_imports_no_heavy_module(argv):
+    code = ("import sys\n"
+            "from evalrank.cli import main\n"
+            "try:\n"
+            f"    main({argv!r})\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)\n")
+    out = run("-c", code)
+    assert out.returncode == 0, out.stderr
+    imported = set(out.stderr.split())
+    assert "evalrank" in imported and not imported & HEAVY, sorted(imported & HEAVY)
+
+
+def test_python_m_evalrank_help_imports_no_heavy_module():
+    out = run("-X", "importtime", "-m", "evalrank", "stage", "--help")
+    assert out.returncode == 0, out.stderr
+    names = {line.split("|")[-1].strip().split(".")[0] for line in out.stderr.splitlines() if "|" in line}
+    assert "evalrank" in names and not names & HEAVY, sorted(names & HEAVY)
+
+
+#: either input of `ndcg` (a TREC run, or a LETOR file and scores): no default to show
+INPUTS = {"--qrels", "--run", "--letor", "--scores"}
+
+
+def test_every_option_has_help_and_shows_its_default():
+    formatter = HelpFormatter("evalrank")
+    for name, parser in commands().items():
+        for action in parser._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            text = formatter._get_help_string(action)
+            assert action.help and action.help.strip(), (name, action.dest)
+            if action.option_strings and not action.required and not (name == "ndcg" and
+                                                                      action.option_strings[0] in INPUTS):
+                # shown by the formatter, or said in the help (what leaving the option out means)
+                assert "default" in text, (name, action.option_strings, text)
+        parser.format_help()  # every help string formats
+
+
+#: the only stage options with a default of their own: no config key sets them (the rest is
+#: required, the rules pass the config's value; or None, meaning what the help says)
+STAGE_DEFAULTS = {("stage synthesize", "layout"), ("stage synthesize", "threads"),
+                  ("stage theory-lists", "stream_partition"), ("stage risk-baseline", "grid")}
+
+
+def test_stage_options_do_not_repeat_config_defaults():
+    got = set()
+    for name, parser in commands().items():
+        if not name.startswith("stage "):
+            continue
+        for action in parser._actions:
+            if action.option_strings and not action.required and action.default not in (None, argparse.SUPPRESS):
+                got.add((name, action.dest))
+    assert got == STAGE_DEFAULTS
 
 
 def test_import_without_snakemake_or_heavy_learners():
@@ -33,3 +146,34 @@ def test_validate_config_reports_key(tmp_path):
     out = run("-m", "evalrank", "validate-config", str(cfg))
     assert out.returncode == 1
     assert "models.threads" in out.stderr
+
+
+def test_stage_errors_name_the_stage(tmp_path):
+    out = run("-m", "evalrank", "stage", "parse", "--input", str(tmp_path / "none.txt"), "--output",
+              str(tmp_path / "o.npz"))
+    assert out.returncode == 1 and out.stderr.startswith("evalrank stage parse: error: "), out.stderr
+    out = run("-m", "evalrank", "stage", "train", "--model", "rf")
+    assert out.returncode == 2 and "evalrank stage train: error: the following arguments are required" in out.stderr
+    out = run("-m", "evalrank", "synthesize", "--root", str(tmp_path))  # stages are not top-level commands
+    assert out.returncode == 2 and "invalid choice: 'synthesize'" in out.stderr
+
+
+def test_every_workflow_shell_line_parses(tmp_path):
+    """The tiny config's dry run prints every job's shell line: each is one `python -m evalrank
+    stage ...` call that the parser accepts (every required option passed, every value typed)."""
+    pytest.importorskip("snakemake")
+    from dagrun import snakemake
+
+    out = snakemake(tmp_path, "-n", "-p", "--cores", "2")
+    lines = [line[line.index("python -m evalrank"):] for line in (out.stdout + out.stderr).splitlines()
+             if "python -m evalrank" in line]
+    parser, seen = build_parser(), set()
+    for line in lines:
+        argv = shlex.split(re.sub(r"\s2>\s.*$", "", line))[3:]
+        assert argv[0] == "stage", line
+        try:
+            seen.add(parser.parse_args(argv).command)
+        except SystemExit:
+            pytest.fail(f"does not parse: {line}")
+    # every stage but download (the tiny config's data are synthetic)
+    assert seen == {f"stage {n}" for n in STAGE_NAMES} - {"stage download"}, seen

@@ -34,7 +34,7 @@ LETOR = ["2 qid:1 1:0.5 2:1", "0 qid:1 1:0.1 2:0", "1 qid:2 1:0.3 2:2", "0 qid:2
 
 def test_a_directory_where_a_file_belongs(tmp_path):
     letor = _letor(tmp_path / "a.txt", LETOR)
-    for args, where in ((["parse", "--input", tmp_path, "--output", tmp_path / "o.npz"], "parse"),
+    for args, where in ((["stage", "parse", "--input", tmp_path, "--output", tmp_path / "o.npz"], "stage parse"),
                         (["ndcg", "--letor", tmp_path, "--scores", letor], "ndcg"),
                         (["ndcg", "--letor", letor, "--scores", tmp_path], "ndcg")):
         err = run(*args).stderr
@@ -53,14 +53,15 @@ def test_damaged_npz_is_named(tmp_path):
     np.savez(good, scores=np.zeros(3))
     bad = tmp_path / "bad.npz"
     bad.write_bytes(good.read_bytes()[:40])
-    err = run("quality", "--predictions", bad, "--table", tmp_path / "t.csv").stderr
+    err = run("stage", "quality", "--predictions", bad, "--table", tmp_path / "t.csv", "--k", 10, "--ece-bins", 15,
+              "--reliability-bins", 10, "--max-grade", 4, "--seed", 0).stderr
     assert f"{bad} is damaged" in err and "rebuilds it" in err, err
     assert not zipfile.is_zipfile(bad)
 
 
 def test_huge_feature_index_is_refused_with_its_line(tmp_path):
     f = _letor(tmp_path / "big.txt", LETOR[:2] + ["0 qid:2 1:0.3 99999999999:1"])
-    err = run("parse", "--input", f, "--output", tmp_path / "o.npz").stderr
+    err = run("stage", "parse", "--input", f, "--output", tmp_path / "o.npz").stderr
     assert f"{f}:3: feature index 99999999999" in err and "GiB" in err, err
 
 
@@ -74,14 +75,15 @@ def test_bom_and_gzip_are_read_transparently(tmp_path):
     assert "ndcg@10\t301\t1.000000" in out and "ndcg@10\tall\t1.000000" in out, out
     gz = tmp_path / "a.txt.gz"
     gz.write_bytes(gzip.compress(("\ufeff" + "\n".join(LETOR) + "\n").encode()))
-    run("parse", "--input", gz, "--output", tmp_path / "g.npz", check_rc=0)
+    run("stage", "parse", "--input", gz, "--output", tmp_path / "g.npz", check_rc=0)
     from evalrank.data.collection import Collection
 
     c = Collection.load(tmp_path / "g.npz")
     assert c.qids.tolist() == [1, 2] and c.labels.tolist() == [2, 0, 1, 0]
     bad = tmp_path / "cut.txt.gz"
     bad.write_bytes(gzip.compress(b"\n".join(x.encode() for x in LETOR))[:-12])
-    assert f"{bad}:0: damaged gzip file" in run("parse", "--input", bad, "--output", tmp_path / "x.npz").stderr
+    assert f"{bad}:0: damaged gzip file" in run("stage", "parse", "--input", bad, "--output",
+                                                 tmp_path / "x.npz").stderr
 
 
 def _runs(tmp_path, zero_topic=False):
@@ -130,12 +132,17 @@ def test_risk_treats_all_zero_topics_as_the_library_does(tmp_path):
 
 
 def _subcommands():
-    parser = build_parser()
-    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return sub.choices
+    """{'ndcg': parser, ..., 'stage parse': parser, ...}: every command as typed."""
+    def choices(parser):
+        return next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
+
+    top = choices(build_parser())
+    out = {name: p for name, p in top.items() if name != "stage"}
+    out.update({f"stage {name}": p for name, p in choices(top["stage"]).items()})
+    return out
 
 
-NO_INPUT_FILES = {"synthesize", "ndcg-audit"}  # they read nothing a user gives
+NO_INPUT_FILES = {"stage synthesize", "stage ndcg-audit"}  # they read nothing a user gives
 
 
 @pytest.mark.parametrize("command", sorted(set(_subcommands()) - NO_INPUT_FILES))
@@ -146,7 +153,7 @@ def test_every_command_fails_in_one_line_on_unreadable_files(command, tmp_path, 
     parser = _subcommands()[command]
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"PK\x03\x04 truncated")
-    argv = [command]
+    argv = command.split()
     for action in parser._actions:
         if not action.required or not action.option_strings:
             continue

@@ -13,6 +13,13 @@ plots     one function per figure
 
 __version__ = "0.1.0"
 
-from evalrank.data.collection import Collection  # noqa: E402
-
 __all__ = ["Collection", "__version__"]
+
+
+def __getattr__(name):
+    # Collection on first use: ``import evalrank`` (and ``evalrank --help``) stays free of numpy
+    if name == "Collection":
+        from evalrank.data.collection import Collection
+
+        return Collection
+    raise AttributeError(f"module 'evalrank' has no attribute {name!r}")

@@ -167,7 +167,7 @@ def test_cli_risk_on_trec_runs(tmp_path):
 
 def test_cli_risk_example(tmp_path):
     cfg = ROOT / "config" / "risk"
-    out = _cli("risk-example", "--matrix", str(cfg / "dincer2016_table3.csv"),
+    out = _cli("stage", "risk-example", "--matrix", str(cfg / "dincer2016_table3.csv"),
                "--printed4", str(cfg / "dincer2016_table4_printed.csv"),
                "--printed5", str(cfg / "dincer2016_table5_printed.csv"), "--out-dir", str(tmp_path))
     assert out.returncode == 0, out.stderr
@@ -176,7 +176,7 @@ def test_cli_risk_example(tmp_path):
     # a typo in the matrix is caught against the printed tables, and the run fails
     bad = tmp_path / "t3.csv"
     bad.write_text((cfg / "dincer2016_table3.csv").read_text().replace("0.2542", "0.2642"))
-    out = _cli("risk-example", "--matrix", str(bad), "--printed4", str(cfg / "dincer2016_table4_printed.csv"),
+    out = _cli("stage", "risk-example", "--matrix", str(bad), "--printed4", str(cfg / "dincer2016_table4_printed.csv"),
                "--printed5", str(cfg / "dincer2016_table5_printed.csv"), "--out-dir", str(tmp_path / "x"))
     assert out.returncode == 1 and "differing from the paper" in out.stderr
 

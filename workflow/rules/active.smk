@@ -52,7 +52,7 @@ rule split_sized:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank split --partition {input.partition:q} --train-pairs {wildcards.n}"
+        "python -m evalrank stage split --partition {input.partition:q} --train-pairs {wildcards.n}"
         " --seed {params.seed} --train {output:q} 2> {log:q}"
 
 
@@ -78,7 +78,7 @@ rule train_sized:
         mem_mb=8000,
         runtime=120,
     shell:
-        "python -m evalrank train --model rf --train {input.train:q} --vali {input.vali:q}"
+        "python -m evalrank stage train --model rf --train {input.train:q} --vali {input.vali:q}"
         " --grid {params.grid:q} {params.tuned} --n-grades {params.n_grades} --seed {params.seed}"
         " --threads {threads} --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
@@ -109,7 +109,7 @@ rule active_setup:
         mem_mb=6000,
         runtime=30,
     shell:
-        "python -m evalrank active-setup {params.exp} --predictions {params.preds}"
+        "python -m evalrank stage active-setup {params.exp} --predictions {params.preds}"
         " --pool {input.pool:q} {params.cost_feature} --measures {params.measures}"
         " --max-grade {params.max_grade} --seed {params.seed} --fold {wildcards.fold}"
         " --output {output:q} 2> {log:q}"
@@ -134,7 +134,7 @@ rule active_mc:
         mem_mb=2000,
         runtime=60,
     shell:
-        "python -m evalrank active-mc --setup {input:q} --budgets {params.budgets}"
+        "python -m evalrank stage active-mc --setup {input:q} --budgets {params.budgets}"
         " --repetitions {params.reps} --shard {wildcards.shard} --shards {params.shards}"
         " --seed {params.seed} --output {output:q} 2> {log:q}"
 
@@ -174,6 +174,6 @@ rule active_summary:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank active-summary --setups {input.setups:q} --shards {input.shards:q}"
+        "python -m evalrank stage active-summary --setups {input.setups:q} --shards {input.shards:q}"
         " --reference-budget {params.ref} --train-size-budget {params.ts_budget}"
         " --out-dir {params.out:q} 2> {log:q}"

@@ -39,7 +39,7 @@ rule clicks_simulate:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank clicks-simulate --predictions {params.predictions} --agreement {input.agreement:q}"
+        "python -m evalrank stage clicks-simulate --predictions {params.predictions} --agreement {input.agreement:q}"
         " --params {params.world:q} --seed {params.seed} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"
 
 
@@ -64,7 +64,7 @@ rule clicks_dbn:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank clicks-dbn --world {input.world:q} --sessions {input.sessions:q}"
+        "python -m evalrank stage clicks-dbn --world {input.world:q} --sessions {input.sessions:q}"
         " --views-grid {params.grid} --gamma {params.gamma} --prior {params.prior}"
         " --max-iter {params.dbn[max_iter]} --tol {params.dbn[tol]} --output {output.model:q}"
         " --table {output.table:q} 2> {log:q}"
@@ -95,7 +95,7 @@ rule clicks_estimate:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
+        "python -m evalrank stage clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
         " --judgments {input.judgments:q} --dbn {input.dbn:q} --agreement {input.agreement:q}"
         " --model {params.c[dbn][model]} --min-views {params.c[dbn][min_views]} --views-grid {params.grid}"
         " --views-folds {params.c[dbn][min_views_folds]} --prior-depth {params.c[mapping][prior_depth]}"
@@ -129,6 +129,6 @@ rule clicks_report:
         mem_mb=2000,
         runtime=10,
     shell:
-        "python -m evalrank clicks-report --world {input.world:q} --in-dir {params.src:q}"
+        "python -m evalrank stage clicks-report --world {input.world:q} --in-dir {params.src:q}"
         " --agreement {input.agreement:q} --printed-table2 {input.printed:q} --paper-tests {params.c[paper_tests]}"
         " --coverage-z {params.c[coverage_z]} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"

@@ -62,7 +62,7 @@ def pool_parts(fold):
 
 
 def synthesize_args(ds):
-    """The generator's settings of a dataset config section, as `evalrank synthesize` flags."""
+    """The generator's settings of a dataset config section, as `evalrank stage synthesize` flags."""
     syn = ds["synthetic"]
     args = [f"--n-features {ds['n_features']}", f"--queries-per-partition {syn['queries_per_partition']}",
             f"--mean-docs {syn['mean_docs']}", f"--p-no-relevant {syn['p_no_relevant']}", f"--p-small {syn['p_small']}",

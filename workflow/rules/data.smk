@@ -23,7 +23,7 @@ for _d in DATASETS:
                 mem_mb=4000,
                 runtime=30,
             shell:
-                "python -m evalrank synthesize --root {params.root:q} --seed {params.seed} {params.args}"
+                "python -m evalrank stage synthesize --root {params.root:q} --seed {params.seed} {params.args}"
                 " --layout partitions --threads {threads} 2> {log:q}"
 
     elif _d.spec.kind == "local":
@@ -59,7 +59,7 @@ for _d in DATASETS:
                 mem_mb=2000,
                 runtime=240,
             shell:
-                "python -m evalrank download --dataset {params.kind} --root {params.root:q}"
+                "python -m evalrank stage download --dataset {params.kind} --root {params.root:q}"
                 " {params.url} {params.sha} 2> {log:q}"
 
     rule:
@@ -81,7 +81,7 @@ for _d in DATASETS:
             mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
             runtime=30,
         shell:
-            "python -m evalrank parse --input {input:q} --output {output:q}"
+            "python -m evalrank stage parse --input {input:q} --output {output:q}"
             " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
 
 
@@ -99,7 +99,7 @@ checkpoint data_facts:
         mem_mb=lambda w, input: max(1000, int(3 * input.size_mb / len(PARTITIONS)) + 500),
         runtime=10,
     shell:
-        "python -m evalrank data-facts --partitions {input:q} --output {output:q} 2> {log:q}"
+        "python -m evalrank stage data-facts --partitions {input:q} --output {output:q} 2> {log:q}"
 
 
 rule describe:
@@ -123,5 +123,5 @@ rule describe:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank describe --inputs {input:q} --names {params.names}"
+        "python -m evalrank stage describe --inputs {input:q} --names {params.names}"
         " --table {output.table:q} --figure {output.figure:q} 2> {log:q}"

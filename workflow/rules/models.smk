@@ -22,7 +22,7 @@ rule split_training:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank split --partition {input.partition:q} {params.train_pairs}"
+        "python -m evalrank stage split --partition {input.partition:q} {params.train_pairs}"
         " --seed {params.seed} --train {output.train:q} --vali {output.vali:q} 2> {log:q}"
 
 
@@ -48,7 +48,7 @@ rule train_model:
         mem_mb=8000,
         runtime=120,
     shell:
-        "python -m evalrank train --model {wildcards.model} --train {input.train:q} --vali {input.vali:q}"
+        "python -m evalrank stage train --model {wildcards.model} --train {input.train:q} --vali {input.vali:q}"
         " --grid {params.grid:q} --n-grades {params.n_grades} --seed {params.seed} --threads {threads}"
         " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
@@ -68,7 +68,7 @@ rule predict_pool:
         mem_mb=8000,
         runtime=60,
     shell:
-        "python -m evalrank predict --model-file {input.model:q} --pool {input.pool:q} --threads {threads}"
+        "python -m evalrank stage predict --model-file {input.model:q} --pool {input.pool:q} --threads {threads}"
         " --output {output:q} 2> {log:q}"
 
 
@@ -109,7 +109,7 @@ rule model_quality:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank quality --predictions {input:q} --names {params.names}"
+        "python -m evalrank stage quality --predictions {input:q} --names {params.names}"
         " --table {output.table:q} --figure {output.figure:q} --reliability-dir {params.reldir:q}"
         " --k {params.q[k]} --ece-bins {params.q[ece_bins]} --reliability-bins {params.q[reliability_bins]}"
         " --max-grade {params.max_grade} --seed {params.seed} 2> {log:q}"

@@ -36,7 +36,7 @@ rule ndcg_audit:
         mem_mb=2000,
         runtime=10,
     shell:
-        "python -m evalrank ndcg-audit --output {output:q} 2> {log:q}"
+        "python -m evalrank stage ndcg-audit --output {output:q} 2> {log:q}"
 
 
 rule ndcg_train:
@@ -64,7 +64,7 @@ rule ndcg_train:
         mem_mb=lambda w, input: max(2000, int(2.5 * input.size_mb) + 500),
         runtime=60,
     shell:
-        "python -m evalrank ndcg-train --partitions {input.parts:q} --fold {wildcards.fold}"
+        "python -m evalrank stage ndcg-train --partitions {input.parts:q} --fold {wildcards.fold}"
         " --learner {wildcards.learner} --convention {wildcards.convention} --grid {params.grid:q}"
         " --params {params.fixed:q} {params.limit} --seed {params.seed} --threads {threads}"
         " --output {output.run:q} 2> {log:q}"
@@ -98,6 +98,6 @@ rule ndcg_report:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank ndcg-report --runs {input:q} --out-dir {params.out:q} --k {params.k}"
+        "python -m evalrank stage ndcg-report --runs {input:q} --out-dir {params.out:q} --k {params.k}"
         " --reference {params.ref} --learners {params.learners} --fig1-learners {params.fig1}"
         " --train-conventions {params.train} --eval-conventions {params.evals} 2> {log:q}"

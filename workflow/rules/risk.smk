@@ -38,7 +38,7 @@ rule risk_example:
         mem_mb=1000,
         runtime=5,
     shell:
-        "python -m evalrank risk-example --matrix {input.matrix:q} --printed4 {input.printed4:q}"
+        "python -m evalrank stage risk-example --matrix {input.matrix:q} --printed4 {input.printed4:q}"
         " --printed5 {input.printed5:q} --out-dir {params.out:q} 2> {log:q}"
 
 
@@ -71,7 +71,7 @@ rule risk_population:
         mem_mb=4000,
         runtime=30,
     shell:
-        "python -m evalrank risk-population --train {input.train:q} --test {input.test:q} {params.models}"
+        "python -m evalrank stage risk-population --train {input.train:q} --test {input.test:q} {params.models}"
         " --features {params.features} --objectives {params.objectives} --seeds {params.seeds}"
         " --train-fractions {params.fractions} --feature-shares {params.shares} --lgb-params {params.lgb:q}"
         " --measure {params.measure} --max-grade {params.max_grade} --seed {params.seed} --threads {threads}"
@@ -99,7 +99,7 @@ rule risk_table6:
         mem_mb=1000,
         runtime=5,
     shell:
-        "python -m evalrank risk-table6 --population {input:q} --out-dir {params.out:q} --baseline {params.baseline}"
+        "python -m evalrank stage risk-table6 --population {input:q} --out-dir {params.out:q} --baseline {params.baseline}"
         " --measure {params.measure} --alphas {params.alphas} --top {params.top} 2> {log:q}"
 
 
@@ -151,7 +151,7 @@ rule risk_baseline:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
         runtime=60,
     shell:
-        "python -m evalrank risk-baseline --partitions {input.parts:q} {params.protocol} --learner {wildcards.learner}"
+        "python -m evalrank stage risk-baseline --partitions {input.parts:q} {params.protocol} --learner {wildcards.learner}"
         " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
 
 
@@ -182,7 +182,7 @@ rule risk_learn:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
         runtime=120,
     shell:
-        "python -m evalrank risk-learn --partitions {input.parts:q} {params.protocol} --fold {wildcards.fold}"
+        "python -m evalrank stage risk-learn --partitions {input.parts:q} {params.protocol} --fold {wildcards.fold}"
         " --method '{params.method}' --alpha {params.alpha} --baseline-feature {params.feature} {params.baselines}"
         " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
 
@@ -211,6 +211,6 @@ rule risk_table7:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank risk-table7 --partitions {input.parts:q} {params.protocol} --folds {params.folds}"
+        "python -m evalrank stage risk-table7 --partitions {input.parts:q} {params.protocol} --folds {params.folds}"
         " --baselines {input.baselines:q} --baseline-feature {params.feature} --runs {input.runs:q}"
         " --loss-threshold {params.threshold} --out-dir {params.out:q} 2> {log:q}"

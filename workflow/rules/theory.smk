@@ -34,7 +34,7 @@ rule theory_sample:
         mem_mb=4000,
         runtime=30,
     shell:
-        "python -m evalrank theory-sample --params {params.p:q} --n {wildcards.n} --repetitions {params.reps}"
+        "python -m evalrank stage theory-sample --params {params.p:q} --n {wildcards.n} --repetitions {params.reps}"
         " --block {params.block} --seed {params.seed} --output {output:q} 2> {log:q}"
 
 
@@ -58,7 +58,7 @@ rule theory_report:
         mem_mb=2000,
         runtime=10,
     shell:
-        "python -m evalrank theory-report --params {params.p:q} --inputs {input:q} --out-dir {params.out:q} 2> {log:q}"
+        "python -m evalrank stage theory-report --params {params.p:q} --inputs {input:q} --out-dir {params.out:q} 2> {log:q}"
 
 
 rule theory_lists:
@@ -85,7 +85,7 @@ rule theory_lists:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank theory-lists --models {params.models} --source {TLISTS[source]} {params.partition}"
+        "python -m evalrank stage theory-lists --models {params.models} --source {TLISTS[source]} {params.partition}"
         " --queries {TLISTS[queries]} --docs-per-query {TLISTS[docs_per_query]} --n-features {params.n_features}"
         " --sizes {params.sizes} --measures {params.measures} --seed {params.seed} --out-dir {params.out:q}"
         " 2> {log:q}"

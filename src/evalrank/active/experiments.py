@@ -130,7 +130,7 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     each query's true loss (or difference) and the truth ``R`` (or ``Delta``).
 
     ``preds[name]`` holds ``scores``, ``probs``, ``labels``, ``offsets``, ``qids`` of the
-    pool (as written by ``python -m evalrank predict``); ``lengths`` are the pool
+    pool (as written by ``python -m evalrank stage predict``); ``lengths`` are the pool
     documents' lengths in the same row order, or None for unit costs (every query
     costs 1: datasets without a length feature). Returns a flat dict of arrays
     (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>``: time of all q* of measure m).

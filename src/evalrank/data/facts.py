@@ -126,5 +126,5 @@ def read_facts(path) -> DataFacts:
             source=str(path),
         )
     except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"{path} is not a data-facts file written by 'evalrank data-facts' ({e}); "
+        raise ValueError(f"{path} is not a data-facts file written by 'evalrank stage data-facts' ({e}); "
                          "delete it and the workflow rebuilds it") from None

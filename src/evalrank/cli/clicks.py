@@ -1,26 +1,27 @@
-"""``python -m evalrank clicks-*``: the clicks stage's commands (registered by
-:func:`evalrank.cli.build_parser`). Each reads files, calls the library and
-writes its outputs atomically; ``workflow/rules/clicks.smk`` calls them.
+"""``evalrank stage`` commands of the clicks stage (Ozertem et al. 2011;
+``workflow/rules/clicks.smk``). Each reads files, calls the library and writes its
+outputs atomically.
 
 - ``clicks-simulate``: the world -> ``world.npz``, ``tests.csv``, ``sessions.tsv``, ``judgments.tsv``
 - ``clicks-dbn``: click models from ``sessions.tsv`` -> ``dbn.npz``, ``dbn_recovery.csv``
 - ``clicks-estimate``: every estimator on every test -> ``estimates.npz``, ``summaries.csv``, ...
 - ``clicks-report``: Tables 2, 4-8, the many-test study and Figs. 1-8
+
+Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-__all__ = ["add_parsers"]
+from evalrank.cli.common import _log, add_command
 
+__all__ = ["TITLE", "add_stage_parsers"]
 
-def _log(msg: str) -> None:
-    print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+TITLE = "clicks (workflow/rules/clicks.smk)"
 
 
 def _scale(names):
@@ -310,59 +311,79 @@ def _views(v):
     return n
 
 
-def add_parsers(sub) -> None:
-    """Register the ``clicks-*`` subcommands on an argparse subparsers object."""
+
+def add_stage_parsers(sub) -> None:
     def grades(s):
-        s.add_argument("--grades", nargs="+", default=["B", "F", "G", "E", "P"], help="grade names, lowest first")
+        s.add_argument("--grades", nargs="+", required=True, help="grade names, lowest first (clicks.grades)")
 
-    s = sub.add_parser("clicks-simulate", help="simulate the search world: sessions, tests, editors (Ozertem 2011)")
+    s = add_command(sub, "clicks-simulate", cmd_simulate,
+                    "simulate the search world: sessions, tests, editors (Ozertem 2011)")
     s.add_argument("--predictions", nargs="+", required=True, help="NAME=predictions.npz of each ranker on the pool")
-    s.add_argument("--agreement", required=True, help="inter-editor agreement matrix CSV (Table 1)")
-    s.add_argument("--params", default="{}", help="JSON of clicks.world")
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--out-dir", required=True)
+    s.add_argument("--agreement", required=True, help="inter-editor agreement matrix CSV, Table 1 (clicks.agreement)")
+    s.add_argument("--params", required=True, help="JSON of the world's parameters (clicks.world)")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--out-dir", required=True, help="folder of world.npz, tests.csv, sessions.tsv, judgments.tsv")
     grades(s)
-    s.set_defaults(func=cmd_simulate)
 
-    s = sub.add_parser("clicks-dbn", help="simplified DBN (eq. 1) and full DBN by EM from a session log")
-    s.add_argument("--world", required=True)
-    s.add_argument("--sessions", required=True)
-    s.add_argument("--views-grid", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 50],
-                   help="view thresholds at which to report the recovery of the simulator's parameters")
-    s.add_argument("--gamma", type=lambda v: None if v == "fit" else float(v), default=0.9,
-                   help="EM's continuation probability, or 'fit'")
-    s.add_argument("--prior", type=float, nargs=2, default=[1.0, 1.0])
-    s.add_argument("--max-iter", type=int, default=200)
-    s.add_argument("--tol", type=float, default=1e-8)
-    s.add_argument("--output", required=True)
+    s = add_command(sub, "clicks-dbn", cmd_dbn, "simplified DBN (eq. 1) and full DBN by EM from a session log")
+    s.add_argument("--world", required=True, help="world.npz of clicks-simulate")
+    s.add_argument("--sessions", required=True, help="sessions.tsv of clicks-simulate")
+    s.add_argument("--views-grid", type=int, nargs="+", required=True,
+                   help="view thresholds at which to report the recovery of the simulator's parameters "
+                        "(clicks.dbn.min_views_grid)")
+    s.add_argument("--gamma", type=lambda v: None if v == "fit" else float(v), required=True,
+                   help="EM's continuation probability, or 'fit' (clicks.dbn.gamma; null = fit)")
+    s.add_argument("--prior", type=float, nargs=2, required=True, help="Beta pseudo-counts of EM's M-step "
+                                                                      "(clicks.dbn.prior)")
+    s.add_argument("--max-iter", type=int, required=True, help="EM iterations at most (clicks.dbn.max_iter)")
+    s.add_argument("--tol", type=float, required=True, help="EM's convergence tolerance (clicks.dbn.tol)")
+    s.add_argument("--output", required=True, help="dbn.npz")
     s.add_argument("--table", required=True, help="recovery of the simulator's parameters (CSV)")
-    s.set_defaults(func=cmd_dbn)
 
-    s = sub.add_parser("clicks-estimate", help="ΔDCG@k of every test by every estimator")
-    for arg in ("--world", "--sessions", "--judgments", "--dbn", "--agreement", "--out-dir"):
-        s.add_argument(arg, required=True)
-    s.add_argument("--model", choices=["simplified", "em"], default="em",
-                   help="click model behind smoothed-DBN (the other one is reported as smoothed_<model>)")
-    s.add_argument("--prior-depth", type=int, default=5)
-    s.add_argument("--eps", type=float, default=1e-4)
-    s.add_argument("--min-samples", type=int, default=5)
-    s.add_argument("--min-views", type=_views, default="loo",
-                   help="views a pair's click estimate needs: 'loo' (chosen by leave-one-out) or an integer")
-    s.add_argument("--views-grid", type=int, nargs="+", default=[1, 2, 3, 5, 10, 20, 50])
-    s.add_argument("--views-folds", type=int, default=5, help="query folds of the cross-fitted click posterior")
-    s.add_argument("--sigma", default="loo", help="'loo' or a number")
-    s.add_argument("--sigma-bounds", type=float, nargs=2, default=[1e-3, 1e2])
-    s.add_argument("--curve-points", type=int, default=15)
-    s.add_argument("--cj-min-train", type=int, default=200)
-    s.add_argument("--cj-alpha", type=float, default=1.0)
-    s.add_argument("--z", type=float, default=1.96)
+    s = add_command(sub, "clicks-estimate", cmd_estimate, "ΔDCG@k of every test by every estimator")
+    for arg, text in (("--world", "world.npz of clicks-simulate"), ("--sessions", "sessions.tsv of clicks-simulate"),
+                      ("--judgments", "judgments.tsv of clicks-simulate"), ("--dbn", "dbn.npz of clicks-dbn"),
+                      ("--agreement", "inter-editor agreement matrix CSV (clicks.agreement)"),
+                      ("--out-dir", "folder of estimates.npz, summaries.csv, sigma.csv, loo_curve.csv, sources.npz, "
+                                    "min_views.csv")):
+        s.add_argument(arg, required=True, help=text)
+    s.add_argument("--model", choices=["simplified", "em"], required=True,
+                   help="click model behind smoothed-DBN; the other one is reported as smoothed_<model> "
+                        "(clicks.dbn.model)")
+    s.add_argument("--prior-depth", type=int, required=True, help="p(g) from the baseline's top prior-depth "
+                                                                  "(clicks.mapping.prior_depth)")
+    s.add_argument("--eps", type=float, required=True, help="click relevance clipped to [eps, 1 - eps] "
+                                                            "(clicks.mapping.eps)")
+    s.add_argument("--min-samples", type=int, required=True, help="fewer samples of a grade: the pooled beta fit "
+                                                                  "(clicks.mapping.min_samples)")
+    s.add_argument("--min-views", type=_views, required=True,
+                   help="views a pair's click estimate needs: 'loo' (chosen by leave-one-out) or an integer "
+                        "(clicks.dbn.min_views)")
+    s.add_argument("--views-grid", type=int, nargs="+", required=True,
+                   help="candidate thresholds of --min-views loo (clicks.dbn.min_views_grid)")
+    s.add_argument("--views-folds", type=int, required=True,
+                   help="query folds of the cross-fitted click posterior (clicks.dbn.min_views_folds)")
+    s.add_argument("--sigma", required=True, help="'loo' or a number (clicks.smoothing.sigma)")
+    s.add_argument("--sigma-bounds", type=float, nargs=2, required=True,
+                   help="bounds of the search for sigma (clicks.smoothing.sigma_bounds)")
+    s.add_argument("--curve-points", type=int, required=True, help="sigmas on Fig. 6's grid "
+                                                                   "(clicks.smoothing.curve_points)")
+    s.add_argument("--cj-min-train", type=int, required=True,
+                   help="Carterette & Jones train on queries with this many sessions "
+                        "(clicks.carterette.min_train_impressions)")
+    s.add_argument("--cj-alpha", type=float, required=True, help="Carterette & Jones' L2 strength "
+                                                                 "(clicks.carterette.alpha)")
+    s.add_argument("--z", type=float, required=True, help="a test's call is + or - when |ΔDCG| > z SD (clicks.z)")
     grades(s)
-    s.set_defaults(func=cmd_estimate)
 
-    s = sub.add_parser("clicks-report", help="Tables 2, 4-8, the many-test study and Figs. 1-8")
-    for arg in ("--world", "--in-dir", "--agreement", "--printed-table2", "--out-dir"):
-        s.add_argument(arg, required=True)
-    s.add_argument("--paper-tests", type=int, default=5)
-    s.add_argument("--coverage-z", type=float, default=2.0)
+    s = add_command(sub, "clicks-report", cmd_report, "Tables 2, 4-8, the many-test study and Figs. 1-8")
+    for arg, text in (("--world", "world.npz of clicks-simulate"), ("--in-dir", "the folder of clicks-estimate"),
+                      ("--agreement", "inter-editor agreement matrix CSV (clicks.agreement)"),
+                      ("--printed-table2", "Table 2 as printed, CSV (clicks.printed_table2)"),
+                      ("--out-dir", "folder of the tables and figures")):
+        s.add_argument(arg, required=True, help=text)
+    s.add_argument("--paper-tests", type=int, required=True, help="tests shown in Tables 4 and 7 "
+                                                                  "(clicks.paper_tests)")
+    s.add_argument("--coverage-z", type=float, required=True,
+                   help="coverage: share of tests with the truth within ± coverage-z SD (clicks.coverage_z)")
     grades(s)
-    s.set_defaults(func=cmd_report)

@@ -1,5 +1,5 @@
-"""``python -m evalrank theory-*``: the theory stage's commands (registered by
-:func:`evalrank.cli.build_parser`; ``workflow/rules/theory.smk`` calls them).
+"""``evalrank stage`` commands of the theory stage (Wang et al. 2013;
+``workflow/rules/theory.smk``).
 
 - ``theory-sample``: NDCG of R i.i.d. samples of one size n for every scorer
   and measure -> ``samples/n<N>.npz``
@@ -7,20 +7,21 @@
   the figures from all sizes
 - ``theory-lists``: Sec. 4 on our data -- NDCG of the first n documents of
   long lists for trained rankers and a random scorer -> ``lists.csv``, Figs. 1-4
+
+Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
-__all__ = ["add_parsers", "population_from", "scorers_from"]
+from evalrank.cli.common import _log, add_command
 
+__all__ = ["TITLE", "add_stage_parsers", "population_from", "scorers_from"]
 
-def _log(msg: str) -> None:
-    print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+TITLE = "theory (workflow/rules/theory.smk)"
 
 
 def population_from(params: dict):
@@ -157,33 +158,40 @@ def cmd_lists(a):
     _log(f"{what}: {len(sizes)} sizes x {len(scores)} rankers x {len(a.measures)} measures")
 
 
-def add_parsers(sub) -> None:
-    """Register the ``theory-*`` subcommands on an argparse subparsers object."""
-    s = sub.add_parser("theory-sample", help="NDCG of R i.i.d. samples of size n (Wang et al. 2013)")
-    s.add_argument("--params", required=True, help="JSON of the config's theory section")
-    s.add_argument("--n", type=int, required=True)
-    s.add_argument("--repetitions", type=int, required=True)
-    s.add_argument("--block", type=int, default=20, help="samples per random stream")
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--output", required=True)
-    s.set_defaults(func=cmd_sample)
 
-    s = sub.add_parser("theory-lists", help="Wang et al. Sec. 4: NDCG of the first n documents of long lists")
+
+def add_stage_parsers(sub) -> None:
+    s = add_command(sub, "theory-sample", cmd_sample, "NDCG of R i.i.d. samples of size n (Wang et al. 2013)")
+    s.add_argument("--params", required=True,
+                   help="JSON of the config's theory section: population, scorers, measures, pairs")
+    s.add_argument("--n", type=int, required=True, help="the list size (theory.sizes)")
+    s.add_argument("--repetitions", type=int, required=True, help="samples R (theory.repetitions)")
+    s.add_argument("--block", type=int, required=True,
+                   help="samples per random stream (max(1, theory.block_objects // n))")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--output", required=True, help="samples/n<N>.npz")
+
+    s = add_command(sub, "theory-lists", cmd_lists,
+                    "Wang et al. Sec. 4: NDCG of the first n documents of long lists")
     s.add_argument("--models", nargs="+", required=True, help="NAME=model.pkl of the trained rankers")
-    s.add_argument("--source", choices=["synthetic", "dataset"], default="synthetic")
-    s.add_argument("--partition", help="a parsed partition (.npz) for --source dataset")
-    s.add_argument("--queries", type=int, default=40)
-    s.add_argument("--docs-per-query", type=int, default=5000)
-    s.add_argument("--n-features", type=int, default=136)
-    s.add_argument("--stream-partition", type=int, default=9, help="the generator's stream (not a data partition)")
-    s.add_argument("--sizes", type=int, nargs="+", required=True)
-    s.add_argument("--measures", nargs="+", required=True)
-    s.add_argument("--seed", type=int, required=True)
-    s.add_argument("--out-dir", required=True)
-    s.set_defaults(func=cmd_lists)
+    s.add_argument("--source", choices=["synthetic", "dataset"], required=True,
+                   help="synthetic: the generator's long lists; dataset: the longest queries of --partition "
+                        "(theory.lists.source)")
+    s.add_argument("--partition", help="a parsed partition (.npz), needed by --source dataset "
+                                          "(theory.lists.partition; default: none)")
+    s.add_argument("--queries", type=int, required=True, help="queries (theory.lists.queries)")
+    s.add_argument("--docs-per-query", type=int, required=True,
+                   help="documents of each generated list (theory.lists.docs_per_query)")
+    s.add_argument("--n-features", type=int, required=True, help="features per document (dataset.n_features)")
+    s.add_argument("--stream-partition", type=int, default=9,
+                   help="the generator's stream (not a data partition; no config key)")
+    s.add_argument("--sizes", type=int, nargs="+", required=True, help="prefix lengths n (theory.lists.sizes)")
+    s.add_argument("--measures", nargs="+", required=True, help="theory.lists.measures")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--out-dir", required=True, help="folder of lists.csv and the figures")
 
-    s = sub.add_parser("theory-report", help="limits, convergence, rate and distinguishability tables + figures")
-    s.add_argument("--params", required=True)
+    s = add_command(sub, "theory-report", cmd_report,
+                    "limits, convergence, rate and distinguishability tables + figures")
+    s.add_argument("--params", required=True, help="JSON of the config's theory section, as theory-sample's")
     s.add_argument("--inputs", nargs="+", required=True, help="samples/n<N>.npz of theory-sample")
-    s.add_argument("--out-dir", required=True)
-    s.set_defaults(func=cmd_report)
+    s.add_argument("--out-dir", required=True, help="folder of the tables and figures")

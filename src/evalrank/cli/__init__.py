@@ -1,0 +1,145 @@
+"""Command line: ``python -m evalrank COMMAND ...`` (the ``evalrank`` console script).
+
+Two kinds of commands:
+
+- the front door, for users: the commands ``evalrank --help`` lists (``ndcg``, ``risk``,
+  ``validate-config``, ...). Each module named in :data:`FRONT_DOOR` exposes
+  ``add_parsers(subparsers)`` and registers its commands there; adding a module to that
+  tuple is all it takes to add commands.
+- ``evalrank stage NAME ...``: the pipeline stage commands, one per Snakemake rule
+  (``workflow/rules/*.smk``), listed by ``evalrank stage --help`` in groups. Each module
+  named in :data:`STAGES` exposes ``TITLE`` (its group's heading) and
+  ``add_stage_parsers(subparsers)``.
+
+Each command parses arguments, calls library functions and writes its files atomically.
+Heavy modules (numpy, pandas, the learners, matplotlib, Snakemake) are imported inside the
+handlers only, so building the parser -- ``--help`` -- imports none of them (tested).
+
+Defaults live in one place. A stage command option that carries a config value has no
+default of its own: it is required, and the rule passes the value of the validated config
+(whose defaults come from ``schemas/config.schema.yaml``). The only stage options left out
+are those whose absence means something no config value does, and they default to None:
+a config key that may be null (``--train-pairs``, ``--cost-feature``,
+``--max-train-queries``), "infer it from the file" (``parse --n-features``) or "do not
+write it" (``split --vali``); and a few options no config key sets (``synthesize --layout``,
+``theory-lists --stream-partition``) keep a documented default. The front door's commands
+(``ndcg``, ``risk``) have no config behind them and keep sensible documented defaults.
+``evalrank <command> --help`` shows every option's default.
+
+Every error ends as one line ``evalrank <command>: error: ...`` on stderr (``evalrank stage
+parse: error: ...`` for a stage), exit status 1 (2 for bad arguments, from argparse; 130 on
+Ctrl-C), never a traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+
+from evalrank.cli.common import Parser
+
+__all__ = ["main", "build_parser", "FRONT_DOOR", "STAGES"]
+
+# LightGBM/OpenMP threads busy-wait between parallel regions by default; with
+# several jobs sharing few cores that spinning slows every job down.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+#: The user commands' modules, in the order ``evalrank --help`` lists them; each has
+#: ``add_parsers(subparsers)``.
+FRONT_DOOR = (
+    "evalrank.cli.ndcg",
+    "evalrank.cli.risk",
+    "evalrank.cli.validate",
+)
+
+#: The stage commands' modules, in the order ``evalrank stage --help`` lists their groups;
+#: each has ``TITLE`` and ``add_stage_parsers(subparsers)``.
+STAGES = (
+    "evalrank.cli.data",
+    "evalrank.cli.models",
+    "evalrank.cli.active",
+    "evalrank.cli.ndcg",
+    "evalrank.cli.risk",
+    "evalrank.cli.clicks",
+    "evalrank.cli.theory",
+)
+
+STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = Parser(prog="evalrank",
+               epilog="'evalrank COMMAND --help' describes a command and its options.")
+    # the listings are written into the descriptions (the sub-parsers' own list is hidden), so
+    # that the user commands come first and alone and the stages come in groups
+    sub = p.add_subparsers(dest="_name", metavar="COMMAND", required=True, help=argparse.SUPPRESS)
+    for name in FRONT_DOOR:
+        importlib.import_module(name).add_parsers(sub)
+    front = list(sub.choices)
+
+    stage = sub.add_parser("stage", help=STAGE_HELP, description=STAGE_HELP)
+    stage_sub = stage.add_subparsers(dest="_stage", metavar="STAGE", required=True, help=argparse.SUPPRESS)
+    groups = []
+    for name in STAGES:
+        module = importlib.import_module(name)
+        before = set(stage_sub.choices)
+        module.add_stage_parsers(stage_sub)
+        groups.append((f"{module.TITLE}:", [n for n in stage_sub.choices if n not in before]))
+
+    p.usage = "%(prog)s [-h] COMMAND [OPTIONS ...]"
+    p.description = "\n".join([
+        "evalrank: measure ranking functions honestly and cheaply.", "",
+        _listing([("commands:", front), ("", ["stage"])], sub)])
+    stage.usage = "%(prog)s [-h] STAGE [OPTIONS ...]"
+    stage.description = "\n".join([
+        "Pipeline stage commands, one per Snakemake rule (workflow/rules/*.smk): the rules pass every",
+        "option that carries a config value ('evalrank stage STAGE --help' shows a stage's options).", "",
+        _listing(groups, stage_sub)])
+    return p
+
+
+def _listing(groups, sub) -> str:
+    """Command names with their one-line help, in titled groups."""
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    width = max(len(n) for _, names in groups for n in names) + 2
+    lines = []
+    for title, names in groups:
+        lines += ([""] if lines else []) + ([title] if title else [])
+        lines += [f"  {n:<{width}}{helps.get(n) or ''}".rstrip() for n in names]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """Run one command. Every error ends as one line ``evalrank <command>: error: ...`` on
+    stderr and exit status 1 (2 for bad arguments, from argparse; 130 on Ctrl-C), never a
+    traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except KeyboardInterrupt:
+        print(f"evalrank {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, OSError, RuntimeError, LookupError) as e:
+        print(f"evalrank {args.command}: error: {_message(e)}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a bug, or a library's own exception type: still one line
+        if os.environ.get("EVALRANK_DEBUG"):
+            raise
+        print(f"evalrank {args.command}: error: {type(e).__name__}: {_message(e)} "
+              "(EVALRANK_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _message(e: BaseException) -> str:
+    """The exception's text; for OS errors with a file name, 'path: reason'."""
+    if isinstance(e, OSError) and e.filename and e.strerror and str(e.filename) not in e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    if isinstance(e, MemoryError):
+        return "out of memory"
+    text = str(e)
+    if isinstance(e, KeyError) and len(e.args) == 1:
+        text = f"missing {e.args[0]!r}"
+    return text or type(e).__name__

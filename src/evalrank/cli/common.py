@@ -1,0 +1,77 @@
+"""What every command module of :mod:`evalrank.cli` shares: the log line, the help
+formatter that shows each option's default, the parser class and small argument helpers.
+
+Only the standard library is imported here (``evalrank --help`` must stay light).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "partition_map"]
+
+
+def _log(msg: str) -> None:
+    """One progress line on stderr (into the rule's log)."""
+    print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
+    return str(value)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """Descriptions as written (their line breaks kept); every option's help ends with its
+    default, ``(default: 10)``, lists as the command line takes them (``0 1 5``). Required
+    options show none, and an option whose default is None says in its own help what leaving
+    it out means."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=32, width=None):
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if ("%(default)" in text or action.required or action.default is None
+                or action.default is argparse.SUPPRESS or not action.option_strings):
+            return text
+        return f"{text} (default: {_show(action.default).replace('%', '%%')})"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argparse parser with :class:`HelpFormatter`; its sub-parsers are of this class too
+    (argparse's default), so a command module that calls ``subparsers.add_parser`` directly
+    gets the same help. Each parser records its command (``stage parse``) as the default
+    ``command`` of the namespace: the innermost parser's wins, so ``main`` can name the
+    command in its one-line errors."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+        words = self.prog.split()
+        self.set_defaults(command=" ".join(words[1:]) if len(words) > 1 else words[0])
+
+
+def add_command(sub, name: str, func, help: str, description: str | None = None) -> argparse.ArgumentParser:
+    """Register command ``name`` (handler ``func``, one-line ``help``) on a sub-parsers
+    object and return its parser."""
+    s = sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".")
+    s.set_defaults(func=func)
+    return s
+
+
+def partition_map(paths) -> dict:
+    """{k: path} of parsed partition files named ``...S<k>.npz``."""
+    import re
+
+    out = {}
+    for path in paths:
+        m = re.search(r"S(\d)\.npz$", str(path))
+        if not m:
+            raise ValueError(f"partition file names must end in S<k>.npz, got {path}")
+        out[int(m.group(1))] = path
+    return out
+

@@ -1,0 +1,139 @@
+"""``evalrank evaluate`` (trec_eval's interface and output) and ``evalrank compare`` (a paired
+comparison table with significance tests and risk measures).
+
+Only the standard library at import time; the handlers import the package's compiled readers.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from evalrank.cli.common import add_command
+
+__all__ = ["add_parsers", "DEFAULT_MEASURES"]
+
+#: what ``evaluate`` prints without ``-m``: the measures of trec_eval's default ("official")
+#: set that evalrank computes
+DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P")
+
+_MEASURE_HELP = ("a measure, by trec_eval's name (map, P.5,10, recall.100, recip_rank, Rprec, ndcg, "
+                 "ndcg_cut.10,20, map_cut.k, success.k, num_q, num_ret, num_rel, num_rel_ret) or evalrank's "
+                 "(ndcg@10, err@20, dcg@5, with options: ndcg(convention=gdeval)@20, err(max_grade=3)@20); "
+                 "repeat -m for several")
+
+
+def _write(text: str, out) -> None:
+    if out:
+        from evalrank.io import atomic_write_text
+
+        atomic_write_text(out, text)
+    else:
+        sys.stdout.write(text)
+
+
+def _progress(n_runs: int):
+    """A bar over the runs on stderr when there are many (EVALRANK_PROGRESS=0 silences it)."""
+    if n_runs < 10:
+        return None, None
+    from evalrank.progress import progress
+
+    bar = progress(total=n_runs, desc="evaluating runs", unit="run")
+    return bar, (lambda _name: bar.update(1))
+
+
+def cmd_evaluate(a) -> None:
+    from evalrank.evaluation.evaluate import evaluate_trec, format_trec
+
+    bar, tick = _progress(len(a.runs))
+    try:
+        res = evaluate_trec(a.qrels, a.runs, a.measures or list(DEFAULT_MEASURES), relevance_level=a.l,
+                            max_docs=a.M, complete=a.c, precision=None if a.float64 else "float32",
+                            convention=a.convention, progress=tick)
+    finally:
+        if bar is not None:
+            bar.close()
+    _write(format_trec(res, per_query=a.q, runid=not a.measures), a.out)
+
+
+def cmd_compare(a) -> None:
+    from evalrank.evaluation.compare import compare
+
+    measures = a.measures or ["map", "ndcg_cut.10"]
+    table = compare(a.qrels, a.runs, measures, baseline=a.baseline, test=a.test or None,
+                    correction=a.correction, alpha=a.alpha, permutations=a.permutations, seed=a.seed,
+                    risk_alpha=a.risk_alpha, relevance_level=a.l, max_docs=a.M, complete=a.c,
+                    precision=None if a.float64 else "float32", convention=a.convention)
+    if a.format == "csv":
+        text = table.to_csv(index=False, float_format="%.6g")
+    else:
+        text = _compare_text(table, a.alpha)
+    _write(text, a.out)
+
+
+def _compare_text(table, alpha: float) -> str:
+    """An aligned table for the console, with the test and correction said underneath."""
+    shown = table.copy()
+    shown["significant"] = shown["significant"].map({True: "yes", False: "no"}).fillna("")
+    cols = ["measure", "run", "n_queries", "mean", "delta", "ttest_p", "randomization_p", "p_corrected",
+            "significant", "wins", "losses", "ties", "urisk", "trisk", "georisk"]
+    text = shown[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="")
+    attrs = table.attrs
+    note = (f"\nbaseline {attrs.get('baseline')}; p_corrected: the randomization test's p "
+            f"({attrs.get('correction')} over the runs of each measure), significant at alpha {alpha}; "
+            f"TRisk < -2: significantly riskier than the baseline (Dincer et al. 2016)\n")
+    return text + "\n" + note
+
+
+def _common(s) -> None:
+    s.add_argument("qrels", metavar="QRELS", help="TREC qrels file: qid iter docno rel")
+    s.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s): qid Q0 docno rank score tag [...]")
+    s.add_argument("-m", dest="measures", action="append", metavar="MEASURE", help=_MEASURE_HELP)
+    s.add_argument("-c", action="store_true", help="average over every qrels topic: topics a run lacks count 0 "
+                                                   "(trec_eval -c)")
+    s.add_argument("-M", type=int, metavar="N", help="keep the first N ranked documents of each topic (trec_eval -M; "
+                                                      "default: all)")
+    s.add_argument("-l", type=int, default=1, metavar="L",
+                   help="relevance level: a judgment >= L is relevant (trec_eval -l)")
+    s.add_argument("--float64", action="store_true",
+                   help="compare scores in float64 (trec_eval 10) instead of float32 (trec_eval 9, pytrec_eval)")
+    s.add_argument("--convention", default="trec",
+                   help="the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): trec, gdeval, ranklib, "
+                        "letor3, letor4, ms, yahoo, sklearn, lightgbm, xgboost")
+    s.add_argument("-o", "--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+
+
+def add_parsers(sub) -> None:
+    s = add_command(
+        sub, "evaluate", cmd_evaluate, "trec_eval's measures (and evalrank's) of TREC runs, as trec_eval prints them",
+        description="Evaluate TREC runs against qrels as trec_eval 9.0.8 does: the same files read the same way\n"
+                    "(extra fields after the sixth ignored, ties broken by document id), the same measures by the\n"
+                    "same names, the same output: lines 'measure<TAB>qid<TAB>value', per topic with -q, then\n"
+                    "'all'. With several runs each line starts with the run's file name.\n\n"
+                    "Without -m: " + " ".join(DEFAULT_MEASURES) + " (trec_eval's default set, in part).\n\n"
+                    "examples:\n"
+                    "  evalrank evaluate -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
+                    "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 qrels.txt runs/*.txt")
+    _common(s)
+    s.add_argument("-q", action="store_true", help="print each topic's values too, before 'all'")
+
+    s = add_command(
+        sub, "compare", cmd_compare,
+        "compare runs with a baseline: means, deltas, significance tests, URisk/TRisk/GeoRisk",
+        description="Compare runs with a baseline, per measure: mean, delta, paired t-test, paired randomization\n"
+                    "test (the primary test, corrected for the number of runs compared), wins/losses/ties, and\n"
+                    "the risk measures of Dincer et al. (2016) against the baseline. Runs are named by their\n"
+                    "file names.\n\n"
+                    "example:\n"
+                    "  evalrank compare --baseline bm25.txt -m map -m ndcg_cut.10 qrels.txt bm25.txt runs/*.txt")
+    _common(s)
+    s.add_argument("--baseline", required=True, help="the baseline run's file name")
+    s.add_argument("--test", action="append", metavar="RUN",
+                   help="a run to compare with the baseline, by file name; repeat for several (default: all others)")
+    s.add_argument("--correction", default="holm", choices=["none", "bonferroni", "holm", "bh"],
+                   help="multiple-testing correction over the runs of each measure")
+    s.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    s.add_argument("--permutations", type=int, default=10_000,
+                   help="random sign flips of the randomization test (exact enumeration up to 16 differing topics)")
+    s.add_argument("--seed", type=int, default=0, help="seed of the randomization test")
+    s.add_argument("--risk-alpha", type=float, default=1.0, help="the risk measures' alpha (loss weight 1 + alpha)")
+    s.add_argument("--format", choices=["text", "csv"], default="text", help="aligned text or CSV")

@@ -1,0 +1,160 @@
+"""``evalrank stage`` commands of the model stage (``workflow/rules/models.smk``, and the
+training-size models of ``active.smk``): split a training partition, train, predict the
+pool, the model-quality table.
+
+Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from evalrank.cli.common import _log, add_command
+
+__all__ = ["TITLE", "add_stage_parsers"]
+
+TITLE = "models (workflow/rules/models.smk)"
+
+
+def cmd_split(a):
+    from evalrank.data.collection import Collection
+    from evalrank.models.split import split_training_part
+
+    part = Collection.load(a.partition)
+    train, vali = split_training_part(part, train_pairs=a.train_pairs, seed=a.seed)
+    train.save(a.train)
+    if a.vali:
+        vali.save(a.vali)
+    _log(f"training part: {train.n_queries} queries / {train.n_docs} pairs; validation: {vali.n_queries} / {vali.n_docs}")
+
+
+
+def cmd_train(a):
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models.zoo import make_model, save_model
+
+    import pandas as pd
+
+    from evalrank.models.zoo import load_model
+
+    train, vali = Collection.load(a.train), Collection.load(a.vali)
+    grid = json.loads(a.grid) if a.grid else {}
+    if a.params_from:
+        # the hyperparameters another fit chose (Fig. 3's larger training sets reuse the
+        # base size's tuning instead of searching the grid again)
+        tuned = load_model(a.params_from)
+        if tuned.name != a.model:
+            raise ValueError(f"--params-from {a.params_from} holds a {tuned.name!r} model, not {a.model!r}")
+        grid = {k: [tuned.best_params_[k]] for k in grid}
+        _log(f"hyperparameters of {a.params_from}: {grid}")
+    model = make_model(a.model, n_grades=a.n_grades)
+    t0 = time.perf_counter()
+    model.fit(train, vali, grid=grid, seed=a.seed, n_jobs=a.threads)
+    _log(f"trained {a.model} in {time.perf_counter() - t0:.1f}s; best {model.best_params_}")
+    save_model(model, a.output)
+    if a.tuning:
+        io.write_table(pd.DataFrame(model.tuning_), a.tuning)
+
+
+def cmd_predict(a):
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models import check_n_jobs
+    from evalrank.models.zoo import load_model
+
+    model = load_model(a.model_file)
+    model.n_jobs = check_n_jobs(a.threads)  # the job's threads, not the training job's
+    pool = Collection.concat([Collection.load(p) for p in a.pool])
+    scores, probs = model.score_and_proba(pool.features)  # one pass over the trees
+    io.save_arrays(
+        a.output,
+        scores=np.asarray(scores, dtype=np.float64),
+        probs=np.asarray(probs, dtype=np.float64),
+        labels=pool.labels,
+        offsets=pool.offsets,
+        qids=pool.qids,
+    )
+    _log(f"predicted {pool.n_docs} pool documents of {pool.n_queries} queries")
+
+
+def cmd_quality(a):
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.models.quality import quality_row, random_baseline, reliability
+    from evalrank.plots.models import plot_quality, plot_reliability
+
+    names = a.names or [Path(p).stem for p in a.predictions]
+    if len(names) != len(a.predictions):
+        raise SystemExit("--names must give one name per --predictions file")
+    rows = []
+    base = None
+    for name, path in zip(names, a.predictions):
+        p = io.load_arrays(path)
+        row = quality_row(p["scores"], p["probs"], p["labels"], p["offsets"], max_grade=a.max_grade,
+                          k=a.k, ece_bins=a.ece_bins)
+        rows.append({"model": name, **row})
+        if base is None:
+            base = random_baseline(p["labels"], p["offsets"], seed=a.seed, k=a.k, max_grade=a.max_grade)
+        if a.reliability_dir:
+            rel = reliability(p["probs"], p["labels"], n_bins=a.reliability_bins)
+            out = Path(a.reliability_dir)
+            io.write_table(rel, out / f"{name}.csv")
+            plot_reliability(rel, out / f"{name}.png", title=f"Reliability: {name}")
+    rows.append({"model": "random", **base})
+    table = pd.DataFrame(rows)
+    io.write_table(table, a.table)
+    if a.figure:
+        plot_quality(table, a.figure, ndcg_column=f"ndcg@{a.k}")
+    _log("model quality:\n" + table.to_string(index=False))
+
+
+
+
+def add_stage_parsers(sub) -> None:
+    s = add_command(sub, "split", cmd_split, "split a training partition into training and validation halves")
+    s.add_argument("--partition", required=True, help="the parsed partition S<fold> (.npz)")
+    s.add_argument("--train-pairs", type=int, help="pairs of the training half, in whole queries "
+                                                  "(models.train_pairs; default: the whole halves)")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--train", required=True, help="where to write the training half (.npz)")
+    s.add_argument("--vali", help="where to write the validation half (.npz; default: not written)")
+
+    s = add_command(sub, "train", cmd_train, "train one model of the zoo, tuned on the validation half")
+    s.add_argument("--model", required=True, help="the zoo's name of the learner (models.names)")
+    s.add_argument("--train", required=True, help="the training half (.npz)")
+    s.add_argument("--vali", required=True, help="the validation half (.npz)")
+    s.add_argument("--grid", required=True, help="JSON object: hyperparameter -> list of values (models.grids.<model>; "
+                                                 "{} = the learner's defaults, no search)")
+    s.add_argument("--params-from", help="a fitted model (.pkl) of the same learner: use the hyperparameters it "
+                                         "chose for the --grid keys instead of searching the grid (default: search)")
+    s.add_argument("--n-grades", type=int, required=True, help="relevance grades 0..n-1 (dataset.max_grade + 1)")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--threads", type=int, required=True, help="threads of the fit (models.threads)")
+    s.add_argument("--output", required=True, help="the fitted model (.pkl)")
+    s.add_argument("--tuning", help="CSV of the validation grid (default: not written)")
+
+    s = add_command(sub, "predict", cmd_predict, "scores and graded-relevance probabilities over the pool")
+    s.add_argument("--model-file", required=True, help="a fitted model (.pkl)")
+    s.add_argument("--pool", nargs="+", required=True, help="the pool partitions (.npz), in order")
+    s.add_argument("--threads", type=int, required=True, help="threads of the prediction (models.threads)")
+    s.add_argument("--output", required=True, help=".npz: scores, probs, labels, offsets, qids")
+
+    s = add_command(sub, "quality", cmd_quality, "model-quality table, reliability diagrams")
+    s.add_argument("--predictions", nargs="+", required=True, help="pool predictions (.npz) of predict")
+    s.add_argument("--names", nargs="+", help="one model name per --predictions file (default: the file names' stems)")
+    s.add_argument("--table", required=True, help="the quality table (CSV)")
+    s.add_argument("--figure", help="the quality figure (PNG; default: none)")
+    s.add_argument("--reliability-dir", help="folder of one reliability table and diagram per model (default: none)")
+    s.add_argument("--k", type=int, required=True, help="cut-off of NDCG@k (quality.k)")
+    s.add_argument("--ece-bins", type=int, required=True, help="bins of the expected calibration error "
+                                                              "(quality.ece_bins)")
+    s.add_argument("--reliability-bins", type=int, required=True, help="bins of the reliability diagrams "
+                                                                      "(quality.reliability_bins)")
+    s.add_argument("--max-grade", type=int, required=True, help="highest relevance grade (dataset.max_grade)")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed (the random baseline's stream)")

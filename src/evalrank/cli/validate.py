@@ -1,0 +1,24 @@
+"""Front door: ``evalrank validate-config CONFIG`` -- validate a workflow config file against
+``schemas/config.schema.yaml`` and print it with the schema's defaults filled in (the
+config the Snakemake rules see)."""
+
+from __future__ import annotations
+
+import json
+
+from evalrank.cli.common import add_command
+
+__all__ = ["add_parsers"]
+
+
+def cmd_validate_config(a):
+    from evalrank.config import load_config
+
+    cfg = load_config(a.config)
+    print(json.dumps(cfg, indent=2, sort_keys=True))
+
+
+def add_parsers(sub) -> None:
+    s = add_command(sub, "validate-config", cmd_validate_config,
+                    "validate a config file and print it with defaults filled in")
+    s.add_argument("config", help="a workflow config file (YAML), e.g. config/config.yaml")
