@@ -13,7 +13,7 @@ import pytest
 from evalrank.cli import FRONT_DOOR, STAGES, build_parser
 from evalrank.cli.common import HelpFormatter
 
-FRONT = ["ndcg", "risk", "validate-config"]
+FRONT = ["evaluate", "compare", "ndcg", "risk", "validate-config"]
 STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
                "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
                "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",

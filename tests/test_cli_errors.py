@@ -103,9 +103,9 @@ def test_risk_checks_every_argument_before_writing(tmp_path):
     out_dir = tmp_path / "out"
     err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysZ", "--out-dir", out_dir).stderr
     assert "--baseline 'sysZ' is not a run" in err and not out_dir.exists(), err
-    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--measure", "map",
+    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--measure", "mapp",
               "--out-dir", out_dir).stderr
-    assert "measure must be err@k or ndcg@k" in err and not out_dir.exists(), err
+    assert "measure 'mapp' is not known" in err and not out_dir.exists(), err
     run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--out-dir", out_dir, check_rc=0)
     assert (out_dir / "table6.csv").exists()
 

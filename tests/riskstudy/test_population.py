@@ -135,8 +135,8 @@ def test_trec_adapter_errors(tmp_path):
     bad.write_text("1 0 d1 5\n")
     with pytest.raises(ValueError, match="grade 5 is above --max-grade 4"):
         population.score_trec_runs(bad, runs, measure="err@20")
-    with pytest.raises(ValueError, match="measure"):
-        population.score_trec_runs(qrels, runs, measure="map")
+    with pytest.raises(ValueError, match="measure 'mapp' is not known"):
+        population.score_trec_runs(qrels, runs, measure="mapp")
     broken = tmp_path / "broken"
     broken.write_text("1 Q0 d1 1 0.5 x\n1 Q0 d2 2\n")
     with pytest.raises(ValueError, match=r"broken:2"):

@@ -49,6 +49,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 #: The user commands' modules, in the order ``evalrank --help`` lists them; each has
 #: ``add_parsers(subparsers)``.
 FRONT_DOOR = (
+    "evalrank.cli.evaluate",
     "evalrank.cli.ndcg",
     "evalrank.cli.risk",
     "evalrank.cli.validate",

@@ -16,6 +16,9 @@ __all__ = ["add_parsers", "DEFAULT_MEASURES"]
 #: set that evalrank computes
 DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P")
 
+#: what ``compare`` compares without ``-m``
+COMPARE_MEASURES = ("map", "ndcg_cut.10")
+
 _MEASURE_HELP = ("a measure, by trec_eval's name (map, P.5,10, recall.100, recip_rank, Rprec, ndcg, "
                  "ndcg_cut.10,20, map_cut.k, success.k, num_q, num_ret, num_rel, num_rel_ret) or evalrank's "
                  "(ndcg@10, err@20, dcg@5, with options: ndcg(convention=gdeval)@20, err(max_grade=3)@20); "
@@ -58,7 +61,7 @@ def cmd_evaluate(a) -> None:
 def cmd_compare(a) -> None:
     from evalrank.evaluation.compare import compare
 
-    measures = a.measures or ["map", "ndcg_cut.10"]
+    measures = a.measures or list(COMPARE_MEASURES)
     table = compare(a.qrels, a.runs, measures, baseline=a.baseline, test=a.test or None,
                     correction=a.correction, alpha=a.alpha, permutations=a.permutations, seed=a.seed,
                     risk_alpha=a.risk_alpha, relevance_level=a.l, max_docs=a.M, complete=a.c,
@@ -84,10 +87,11 @@ def _compare_text(table, alpha: float) -> str:
     return text + "\n" + note
 
 
-def _common(s) -> None:
+def _common(s, default_measures: str) -> None:
     s.add_argument("qrels", metavar="QRELS", help="TREC qrels file: qid iter docno rel")
     s.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s): qid Q0 docno rank score tag [...]")
-    s.add_argument("-m", dest="measures", action="append", metavar="MEASURE", help=_MEASURE_HELP)
+    s.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
+                   help=f"{_MEASURE_HELP} (default: {default_measures})")
     s.add_argument("-c", action="store_true", help="average over every qrels topic: topics a run lacks count 0 "
                                                    "(trec_eval -c)")
     s.add_argument("-M", type=int, metavar="N", help="keep the first N ranked documents of each topic (trec_eval -M; "
@@ -99,7 +103,7 @@ def _common(s) -> None:
     s.add_argument("--convention", default="trec",
                    help="the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): trec, gdeval, ranklib, "
                         "letor3, letor4, ms, yahoo, sklearn, lightgbm, xgboost")
-    s.add_argument("-o", "--out", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    s.add_argument("-o", "--out", metavar="FILE", help="write to FILE (atomically; default: stdout)")
 
 
 def add_parsers(sub) -> None:
@@ -113,7 +117,7 @@ def add_parsers(sub) -> None:
                     "examples:\n"
                     "  evalrank evaluate -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
                     "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 qrels.txt runs/*.txt")
-    _common(s)
+    _common(s, " ".join(DEFAULT_MEASURES))
     s.add_argument("-q", action="store_true", help="print each topic's values too, before 'all'")
 
     s = add_command(
@@ -125,7 +129,7 @@ def add_parsers(sub) -> None:
                     "file names.\n\n"
                     "example:\n"
                     "  evalrank compare --baseline bm25.txt -m map -m ndcg_cut.10 qrels.txt bm25.txt runs/*.txt")
-    _common(s)
+    _common(s, " ".join(COMPARE_MEASURES))
     s.add_argument("--baseline", required=True, help="the baseline run's file name")
     s.add_argument("--test", action="append", metavar="RUN",
                    help="a run to compare with the baseline, by file name; repeat for several (default: all others)")

@@ -134,7 +134,9 @@ def cmd_risk(a):
         raise ValueError(f"--top must be >= 1, got {a.top}")
     if any(al < 0 for al in a.alphas):
         raise ValueError(f"--alphas must be >= 0, got {a.alphas}")
-    population.parse_measure(a.measure)
+    from evalrank.metrics.names import parse_measure
+
+    parse_measure(a.measure)
     if a.out_dir and Path(a.out_dir).exists() and not Path(a.out_dir).is_dir():
         raise NotADirectoryError(f"--out-dir {a.out_dir} exists and is not a directory")
     names, topics, X, notes = population.score_trec_runs(a.qrels, paths, measure=a.measure, max_grade=a.max_grade,
@@ -262,7 +264,9 @@ def _table6_args(s, defaults: bool) -> None:
         return {"required": True}, f" (risk.population.{key})"
 
     kw, key = opt("err@20", "measure")
-    s.add_argument("--measure", **kw, help="per-topic measure: err@k or ndcg@k" + key)
+    s.add_argument("--measure", **kw, help=("per-topic measure: err@k or ndcg@k" if not defaults else
+                                            "per-topic measure: err@k, ndcg@k or any measure of 'evalrank evaluate' "
+                                            "(map, ndcg_cut.20, ...)") + key)
     kw, key = opt([0, 1, 5, 10, 20], "alphas")
     s.add_argument("--alphas", type=float, nargs="+", **kw,
                    help="risk weights alpha of the table's columns; Fig. 3 runs over 0..max" + key)

@@ -29,6 +29,7 @@ never from the run alone), under the ``convention`` preset (default
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,6 +125,12 @@ def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
                     values, np.arange(1, n + 1, dtype=np.int64), "")
 
 
+def _is_frame(obj) -> bool:
+    """A pandas DataFrame (without importing pandas for file inputs: the CLI starts faster)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(obj, pd.DataFrame)
+
+
 def as_trec(obj, kind: str, name: str = "") -> TrecFile:
     """A qrels (``kind="qrels"``) or run from any input of the module docstring."""
     if isinstance(obj, TrecFile):
@@ -132,13 +139,8 @@ def as_trec(obj, kind: str, name: str = "") -> TrecFile:
         return read_trec(obj, kind)
     label = name or kind
     cols = None
-    try:
-        import pandas as pd
-
-        if isinstance(obj, pd.DataFrame):
-            cols = {c: obj[c].to_numpy() for c in obj.columns}
-    except ImportError:  # pragma: no cover - pandas is a dependency
-        pass
+    if _is_frame(obj):
+        cols = {c: obj[c].to_numpy() for c in obj.columns}
     if cols is None and isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
         q, d, v = [], [], []
         for qid, docs in obj.items():
@@ -171,13 +173,8 @@ def _runs_of(runs) -> list[tuple[str, object]]:
         if not single:
             return [(str(k), v) for k, v in runs.items()]
         return [("run", runs)]
-    try:
-        import pandas as pd
-
-        if isinstance(runs, pd.DataFrame):
-            return [("run", runs)]
-    except ImportError:  # pragma: no cover
-        pass
+    if _is_frame(runs):
+        return [("run", runs)]
     out = []
     for r in runs:
         if isinstance(r, TrecFile):

@@ -141,13 +141,16 @@ def georisk_curves(names, X, systems, alphas=np.arange(0, 21), *, zero_totals: s
 # TREC runs -> systems x topics
 # ---------------------------------------------------------------------------
 def parse_measure(measure: str) -> tuple[str, int | None]:
-    """``"err@20"`` -> ``("err", 20)``; ``"ndcg"`` -> ``("ndcg", None)``."""
-    name, _, cut = str(measure).lower().partition("@")
-    if name not in ("err", "ndcg"):
+    """``"err@20"`` -> ``("err", 20)``; ``"ndcg"`` -> ``("ndcg", None)``: the measures of the flat-array
+    population (ERR or NDCG at a cut-off), in the package's vocabulary (:mod:`evalrank.metrics.names`)."""
+    from evalrank.metrics.names import RankMeasure
+    from evalrank.metrics.names import parse_measure as parse_name
+
+    m = parse_name(measure)
+    if not (isinstance(m, RankMeasure) and m.family in ("err", "ndcg") and not m.options
+            and (m.k is None or isinstance(m.k, int))):
         raise ValueError(f"measure must be err@k or ndcg@k, got {measure!r}")
-    if cut and (not cut.isdigit() or int(cut) < 1):
-        raise ValueError(f"measure cut-off must be a positive integer, got {measure!r}")
-    return name, int(cut) if cut else None
+    return m.family, m.k
 
 
 def per_query(scores, labels, offsets, measure: str = "err@20", *, max_grade: int = 4, convention: str = "gdeval",
@@ -173,42 +176,52 @@ def score_trec_runs(qrels_path, run_paths, *, measure: str = "err@20", max_grade
     Topics are those of the qrels with at least one relevant document
     (sorted as strings; gdeval.pl reports no other); a run that did not
     retrieve anything for a topic scores 0 on it (as the Web track's
-    evaluation: every topic counts). Run names are the file names. ERR@k is
-    gdeval.pl's, the TREC Web track's tool (Chapelle et al. 2009 with ``R =
-    (2^g - 1) / 2^max_grade``; a grade above ``max_grade`` is an error as in
-    gdeval, negative grades count 0; score ties broken by document id in
+    evaluation: every topic counts). Run names are the file names. Any measure
+    of :func:`evalrank.evaluate` may be named (``map``, ``ndcg_cut.20``...).
+    ERR@k is gdeval.pl's, the TREC Web track's tool (Chapelle et al. 2009 with
+    ``R = (2^g - 1) / 2^max_grade``; a grade above ``max_grade`` is an error
+    as in gdeval, negative grades count 0; score ties broken by document id in
     descending order) -- tested against gdeval.pl itself (ir-measures);
-    NDCG@k uses the named preset of :mod:`evalrank.metrics.conventions`
-    (default ``gdeval``, the Web track's NDCG).
+    ``ndcg@k`` uses the named preset of :mod:`evalrank.metrics.conventions`
+    (default ``gdeval``, the Web track's NDCG). Files are read and ranked by
+    :mod:`evalrank.evaluation` (trec_eval's reading rules).
     """
-    from evalrank.data.trec import align, read_qrels, read_run
+    from evalrank.data.trec import read_trec
+    from evalrank.evaluation.evaluate import evaluate_trec
+    from evalrank.metrics.names import RankMeasure, TrecMeasure, parse_measure as parse_name
 
-    parse_measure(measure)  # fail before reading any file
-    qrels = read_qrels(qrels_path)
-    if not qrels:
-        raise ValueError(f"{qrels_path}: no judgments")
-    top = max(max(docs.values(), default=0) for docs in qrels.values())
-    if measure.lower().startswith("err") and top > max_grade:
-        raise ValueError(f"{qrels_path}: grade {top} is above --max-grade {max_grade} (ERR's top grade; gdeval.pl "
-                         "refuses such qrels too)")
-    topics = sorted(q for q, docs in qrels.items() if any(g > 0 for g in docs.values()))
-    names, rows, notes = [], [], []
-    if len(topics) < len(qrels):
-        notes.append(f"{len(qrels) - len(topics)} qrels topic(s) without a relevant document left out (as gdeval.pl)")
-    qrels = {q: qrels[q] for q in topics}
+    m = parse_name(measure)  # fail before reading any file
+    if isinstance(m, TrecMeasure) and len(m.columns) != 1:
+        raise ValueError(f"measure {measure!r}: give one cut-off (the risk measures take one measure)")
+    if isinstance(m, RankMeasure) and m.family == "err" and m.option("max_grade") is None:
+        m = parse_name(f"err({','.join([f'{a}={b}' for a, b in m.options] + [f'max_grade={max_grade}'])})"
+                       + ("" if m.k is None else f"@{m.k}"))
+    qrels = read_trec(qrels_path, "qrels")
+    top = int(qrels.value.max())
+    if isinstance(m, RankMeasure) and m.family == "err" and top > int(m.option("max_grade")):
+        raise ValueError(f"{qrels_path}: grade {top} is above --max-grade {m.option('max_grade')} (ERR's top grade; "
+                         "gdeval.pl refuses such qrels too)")
+    positive = np.bincount(qrels.qid, weights=qrels.value > 0, minlength=len(qrels.qids)) > 0
+    topics = [q for q, p in zip(qrels.qids, positive) if p]
+    if not topics:
+        raise ValueError(f"{qrels_path}: no topic has a relevant judgment")
+    notes = []
+    if len(topics) < len(qrels.qids):
+        notes.append(f"{len(qrels.qids) - len(topics)} qrels topic(s) without a relevant document left out "
+                     "(as gdeval.pl)")
+    names, rows = [], []
+    wanted = set(topics)
     for path in run_paths:
         path = Path(path)
-        run = read_run(path)
-        t = align(qrels, run)
-        vals = dict.fromkeys(topics, 0.0)
-        if t.qids.size:
-            v = per_query(t.scores, t.labels, t.offsets, measure, max_grade=max_grade, convention=convention,
-                          doc_ids=t.doc_ids, ideal_labels=t.ideal_labels, ideal_offsets=t.ideal_offsets)
-            vals.update(zip(t.qids.tolist(), v.tolist()))
-        if t.qrels_only:
-            notes.append(f"{path.name}: no results for {len(t.qrels_only)} topic(s), scored 0")
-        if t.run_only:
-            notes.append(f"{path.name}: {len(t.run_only)} topic(s) without qrels ignored")
+        run = read_trec(path, "run")
+        (res,) = evaluate_trec(qrels, {path.name: run}, [m], complete=True, precision=None, convention=convention)
+        vals = dict(zip(res.qids, res.values[:, 0].tolist()))
+        lacking = int(sum(miss for q, miss in zip(res.qids, res.missing.tolist()) if q in wanted))
+        if lacking:
+            notes.append(f"{path.name}: no results for {lacking} topic(s), scored 0")
+        run_only = len(set(run.qids) - set(qrels.qids))
+        if run_only:
+            notes.append(f"{path.name}: {run_only} topic(s) without qrels ignored")
         names.append(path.name)
         rows.append([vals[q] for q in topics])
     if len(set(names)) != len(names):

@@ -5,7 +5,8 @@ convergence to the limits of :mod:`.limits` and consistent distinguishability
 A *measure* is named ``"DISCOUNT"`` or ``"DISCOUNT@K"`` with a discount of
 :mod:`evalrank.metrics.discounts` and a cut-off of
 :mod:`evalrank.metrics.cutoffs`: ``"log2"``, ``"poly:0.5"``, ``"zipf"``,
-``"geometric:0.5"``, ``"log2@frac:0.3"``, ``"log2@pow:0.5"``, ``"log2@10"``.
+``"geometric:0.5"``, ``"log2@frac:0.3"``, ``"log2@pow:0.5"``, ``"log2@10"`` -- Wang's
+notation, one spelling of the package's measure vocabulary (:mod:`evalrank.metrics.names`).
 
 :func:`sample_ndcg` draws ``R`` independent samples of ``n`` objects, every
 scorer ranking the same objects, and returns NDCG per (repetition, scorer,
@@ -24,44 +25,27 @@ is a product with its cut discount vector
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
-from evalrank.metrics.cutoffs import parse_cutoff, resolve_cutoff
+from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.dcg import cut_discount_row, grade_counts, ideal_from_counts
-from evalrank.metrics.discounts import parse_discount
+from evalrank.metrics.names import RankMeasure
+from evalrank.metrics.names import parse_measure as _parse_name
 from evalrank.metrics.ranking import descending_rows
 
-__all__ = ["Measure", "parse_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
+__all__ = ["parse_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
 
 
-@dataclass(frozen=True)
-class Measure:
-    """A discount and a cut-off (None, an int, ``"frac:c"``, ``"pow:a"``)."""
-
-    discount: str
-    k: int | str | None = None
-
-    def __str__(self) -> str:
-        return self.discount if self.k is None else f"{self.discount}@{self.k}"
-
-
-def parse_measure(name) -> Measure:
-    """:class:`Measure` from ``"DISCOUNT[@K]"``; ValueError names ``measure``."""
-    if isinstance(name, Measure):
-        return name
-    if not isinstance(name, str):
-        raise TypeError(f"measure: expected a name such as 'log2@frac:0.3', got {type(name).__name__}")
-    disc, _, k = name.partition("@")
-    try:
-        d = str(parse_discount(disc.strip()))
-        cut = None if not k else (int(k) if k.strip().isdigit() else k.strip())
-        parse_cutoff(cut)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"measure {name!r}: {e}") from None
-    return Measure(d, cut)
+def parse_measure(name) -> RankMeasure:
+    """An NDCG of the shared vocabulary (:mod:`evalrank.metrics.names`) named by its discount and
+    cut-off only: Wang's ``"DISCOUNT[@K]"`` (``zipf@10``, ``log2@frac:0.3``) or
+    ``ndcg(discount=...)@K``; ``ValueError`` names the measure."""
+    m = _parse_name(name)
+    if not (isinstance(m, RankMeasure) and m.family == "ndcg" and set(dict(m.options)) <= {"discount"}):
+        raise ValueError(f"measure {name!r}: the theory stage takes an NDCG named by its discount and cut-off, "
+                         "e.g. 'zipf@10', 'log2@frac:0.3', 'ndcg(discount=poly:0.5)@pow:0.5'")
+    return m
 
 
 def _blocks(R: int, block: int):
