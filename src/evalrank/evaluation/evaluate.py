@@ -131,6 +131,19 @@ def _is_frame(obj) -> bool:
     return pd is not None and isinstance(obj, pd.DataFrame)
 
 
+def _is_columns(obj) -> bool:
+    """A mapping of column names (one of them a query id column) to sequences."""
+    return (isinstance(obj, dict) and any(c in obj for c in _QID)
+            and all(isinstance(v, (list, tuple, np.ndarray)) or hasattr(v, "to_numpy") for v in obj.values()))
+
+
+def _is_nested(obj) -> bool:
+    """A pytrec_eval-shaped ``{qid: {docno: number}}``."""
+    return (isinstance(obj, dict) and bool(obj) and all(isinstance(v, dict) for v in obj.values())
+            and all(isinstance(x, (int, float, np.number)) and not isinstance(x, bool)
+                    for v in obj.values() for x in v.values()))
+
+
 def as_trec(obj, kind: str, name: str = "") -> TrecFile:
     """A qrels (``kind="qrels"``) or run from any input of the module docstring."""
     if isinstance(obj, TrecFile):
@@ -141,7 +154,7 @@ def as_trec(obj, kind: str, name: str = "") -> TrecFile:
     cols = None
     if _is_frame(obj):
         cols = {c: obj[c].to_numpy() for c in obj.columns}
-    if cols is None and isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+    if cols is None and _is_nested(obj):
         q, d, v = [], [], []
         for qid, docs in obj.items():
             for doc, val in docs.items():
@@ -150,7 +163,7 @@ def as_trec(obj, kind: str, name: str = "") -> TrecFile:
                 v.append(val)
         return _from_columns(np.array(q, dtype=object), np.array(d, dtype=object), np.array(v, dtype=np.float64),
                              kind, label)
-    if cols is None and isinstance(obj, dict):
+    if cols is None and _is_columns(obj):
         cols = obj
     if cols is None:
         raise TypeError(f"{label}: expected a TREC file path, a {{qid: {{docno: value}}}} dict, a DataFrame or a "
@@ -166,13 +179,9 @@ def _runs_of(runs) -> list[tuple[str, object]]:
     if isinstance(runs, (str, Path, TrecFile)):
         runs = [runs]
     if isinstance(runs, dict):
-        vals = list(runs.values())
-        single = bool(vals) and all(isinstance(v, dict) and all(not isinstance(x, dict) for x in v.values())
-                                    for v in vals)
-        single = single or (bool(vals) and all(isinstance(v, (np.ndarray, list)) for v in vals))
-        if not single:
-            return [(str(k), v) for k, v in runs.items()]
-        return [("run", runs)]
+        if _is_columns(runs) or _is_nested(runs):
+            return [("run", runs)]
+        return [(str(k), v) for k, v in runs.items()]
     if _is_frame(runs):
         return [("run", runs)]
     out = []
