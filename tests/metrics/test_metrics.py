@@ -71,6 +71,28 @@ def test_err_matches_brute_force(k):
     np.testing.assert_allclose(err(scores, labels, offsets, k), err_brute(scores, labels, offsets, k, 4), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("k", [None, 3, 10, 64, 65])   # up to 64 a top-k selection, then a sort
+@pytest.mark.parametrize("ties", ["stable", "pessimistic", "optimistic", "docid"])
+def test_err_with_tied_scores_matches_brute_force(ties, k):
+    rng = np.random.default_rng(4)
+    scores, labels, offsets = random_collection(rng, max_grade=4)
+    scores = np.round(scores, 1)                       # many ties
+    ids = np.array([f"d{rng.integers(0, 10**6)}" for _ in scores])
+    key = {"stable": lambda i: 0, "pessimistic": lambda i: labels[i], "optimistic": lambda i: -labels[i],
+           "docid": lambda i: tuple(-ord(c) for c in ids[i]) + (1,)}[ties]   # strcmp descending
+    want = []
+    for q in range(len(offsets) - 1):
+        rows = sorted(range(offsets[q], offsets[q + 1]), key=lambda i: (-scores[i], key(i), i))
+        total, reach = 0.0, 1.0
+        for pos, i in enumerate(rows[: k or len(rows)], start=1):
+            r = (2.0 ** labels[i] - 1) / 16.0
+            total += reach * r / pos
+            reach *= 1 - r
+        want.append(total)
+    got = err(scores, labels, offsets, k, ties=ties, doc_ids=ids)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
 def test_err_hand_value():
     # ranking: grade 0, grade 4, grade 2 -> 0 + (1/2)(15/16) + (1/3)(3/16)(1/16)
     got = err(np.array([0.9, 0.1, 0.5]), np.array([0, 2, 4]), np.array([0, 3]))

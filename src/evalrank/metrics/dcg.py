@@ -21,8 +21,8 @@ from evalrank.data.collection import segment_ids
 from evalrank.metrics._validate import check_ranked_input
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.discounts import Discount, parse_discount
-from evalrank.metrics.ranking import (check_doc_ids, equal_length, id_rows, positions, rank_order, round_scores,
-                                     tie_groups, tie_key)
+from evalrank.metrics.ranking import (TOPK_MAX, equal_length, positions, rank_order, round_scores, tie_groups,
+                                     topk_rows)
 
 __all__ = ["dcg", "ideal_dcg", "gain_values", "discount_values", "cut_discount_row", "grade_counts",
            "ideal_from_counts", "dcg_sorted", "ranked_dcg"]
@@ -103,66 +103,14 @@ def dcg_sorted(gains_sorted: np.ndarray, offsets: np.ndarray, k: int | None, dis
     return np.bincount(segment_ids(offsets), weights=contrib, minlength=len(offsets) - 1)
 
 
-#: cut-offs up to this use the per-query top-k selection kernel
-TOPK_MAX = 64
-
-
-@numba.njit(inline="always")
-def _before(s_a, t_a, i_a, s_b, t_b, i_b, ids, sign):
-    """Does document a rank before b: higher score, then smaller tie key, then (where ``ids``
-    has columns) the id rows compared lexicographically, ``sign`` -1 for descending ids, then
-    smaller index."""
-    if s_a != s_b:
-        return s_a > s_b
-    if t_a != t_b:
-        return t_a < t_b
-    for c in range(ids.shape[1]):
-        x = ids[i_a, c]
-        y = ids[i_b, c]
-        if x != y:
-            return (x < y) if sign > 0 else (x > y)
-    return i_a < i_b
-
-
 @numba.njit(parallel=True, cache=True)
-def _topk_dcg(scores, tiekey, ids, sign, gains, offsets, k, disc):
-    """Per-query DCG@k by a top-k selection (insertion into a sorted buffer of
-    k entries): O(n + k log-ish) per query instead of a sort of the list.
-
-    Equal scores are ordered by ``tiekey``, then by the rows of ``ids``
-    (:func:`~evalrank.metrics.ranking.id_rows`; zero columns where ids play no
-    part), then by input position: the ids are compared only where two
-    scores tie, which is what makes trec_eval's rule cheap."""
-    nq = offsets.shape[0] - 1
+def _sum_topk(gains, rows, out_off, disc):
+    nq = out_off.shape[0] - 1
     out = np.zeros(nq)
     for q in numba.prange(nq):
-        lo = offsets[q]
-        n = offsets[q + 1] - lo
-        m = min(k, n)
-        if m == 0:
-            continue
-        buf = np.empty(m, dtype=np.int64)
-        filled = 0
-        for i in range(lo, lo + n):
-            if filled == m:
-                w = buf[m - 1]
-                if not _before(scores[i], tiekey[i], i, scores[w], tiekey[w], w, ids, sign):
-                    continue
-                pos = m - 1
-            else:
-                pos = filled
-                filled += 1
-            while pos > 0:
-                p = buf[pos - 1]
-                if _before(scores[i], tiekey[i], i, scores[p], tiekey[p], p, ids, sign):
-                    buf[pos] = p
-                    pos -= 1
-                else:
-                    break
-            buf[pos] = i
         total = 0.0
-        for r in range(m):
-            total += gains[buf[r]] * disc[r]
+        for r in range(out_off[q + 1] - out_off[q]):
+            total += gains[rows[out_off[q] + r]] * disc[r]
         out[q] = total
     return out
 
@@ -178,22 +126,11 @@ def ranked_dcg(scores, gains, offsets, k, *, discount="log2", ties="stable", lab
     it spans`` -- McSherry & Najork (2008), as scikit-learn's ``ndcg_score``.
     """
     if isinstance(k, int) and k <= TOPK_MAX and ties != "average":
-        n = scores.shape[0]
+        # a top-k selection, no sort; for ties="docid" the ids are compared only where scores tie
+        rows, out_off = topk_rows(scores, offsets, k, ties=ties, labels=labels, doc_ids=doc_ids,
+                                  docid_order=docid_order)
         disc = discount_values(np.arange(1, k + 1), discount)
-        s = np.ascontiguousarray(scores, dtype=np.float64)
-        g = np.ascontiguousarray(gains, dtype=np.float64)
-        off = np.asarray(offsets, dtype=np.int64)
-        no_ids = np.zeros((n, 0), dtype=np.uint8)
-        if ties == "docid":
-            # the ids order tied scores only: the kernel compares two ids' code points where
-            # two scores tie, and nowhere else (no sort of the ids)
-            ids = id_rows(check_doc_ids(doc_ids, n, docid_order))
-            sign = -1 if docid_order == "descending" else 1
-            return _topk_dcg(s, np.zeros(n), ids, sign, g, off, int(k), disc)
-        key = tie_key(ties, n, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
-        if key is None:  # input order: the kernel's last tie-break, the row index
-            key = np.zeros(n)
-        return _topk_dcg(s, key, no_ids, 1, g, off, int(k), disc)
+        return _sum_topk(np.ascontiguousarray(gains, dtype=np.float64), rows, out_off, disc)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     g = gains[order]
     disc = _cut_discount(offsets, k, discount)

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 from evalrank.metrics._validate import check_k, check_ranked_input
-from evalrank.metrics.ranking import rank_order, round_scores
+from evalrank.metrics.ranking import TOPK_MAX, rank_order, round_scores, topk_rows
 
 __all__ = ["err", "stop_probability", "err_sorted"]
 
@@ -68,5 +68,9 @@ def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4, ti
     if ties == "average":
         raise ValueError("ties='average' is not defined for ERR; use 'pessimistic'/'optimistic' bounds")
     scores = round_scores(scores, precision)
+    if k is not None and k <= TOPK_MAX:  # only the top k matter: a selection, no sort
+        rows, top_off = topk_rows(scores, offsets, k, ties=ties, labels=labels, doc_ids=doc_ids,
+                                  docid_order=docid_order)
+        return err_sorted(stop_probability(labels[rows], max_grade), top_off, k)
     order = rank_order(scores, offsets, ties=ties, labels=labels, doc_ids=doc_ids, docid_order=docid_order)
     return err_sorted(stop_probability(labels[order], max_grade), offsets, k)
