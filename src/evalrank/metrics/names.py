@@ -206,8 +206,8 @@ def parse_measure(name) -> TrecMeasure | RankMeasure:
         from evalrank.metrics.discounts import parse_discount
 
         d = str(parse_discount(disc.strip()))
-    except (TypeError, ValueError):
-        raise ValueError(_unknown(name)) from None
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{_unknown(name)}, or an NDCG named by its discount ({e})") from None
     cut = None if not k else _rank_cutoff(k, name)
     return RankMeasure("ndcg", cut, (("discount", d),), d if cut is None else f"{d}@{cut}")
 
