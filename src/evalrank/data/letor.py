@@ -23,6 +23,7 @@ import numba
 import numpy as np
 
 from evalrank import io
+from evalrank.data.bytescan import fast_float as _fast_float
 from evalrank.data.collection import Collection
 from evalrank.progress import progress
 
@@ -354,11 +355,6 @@ _N_STATE = 13
 
 _FB_CAP = 1 << 16  # fallback tokens recorded per kernel call
 _READ_CHUNK_BYTES = 8 * 2**20
-_MAX_SIG_DIGITS = 18  # significant digits the fast path accumulates in an int64
-_TWO53 = 2**53
-_POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)  # exact doubles
-
-
 @numba.njit(cache=True, nogil=True)
 def _is_sep(c):
     """Token separator: whitespace, newline or the start of a comment."""
@@ -369,85 +365,6 @@ def _is_sep(c):
 def _is_blank(c):
     """Whitespace inside a line (not the newline)."""
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@numba.njit(cache=True, nogil=True)
-def _fast_float(buf, s, e):
-    """Parse ``buf[s:e]`` as a float64 exactly as Python's ``float()`` would.
-
-    Handles ``[+-]digits[.digits][(e|E)[+-]digits]`` with at most 18
-    significant digits whose value is an exact double times an exact power of
-    ten (Clinger's fast path: one correctly rounded multiplication or
-    division). Returns ``(False, 0.0)`` for anything else (long mantissas,
-    large exponents, inf/nan, underscores, garbage), which the caller hands to
-    Python's ``float()``.
-    """
-    i = s
-    neg = False
-    if i < e and (buf[i] == 45 or buf[i] == 43):
-        neg = buf[i] == 45
-        i += 1
-    m = np.int64(0)
-    nd = 0
-    scale = 0
-    any_digit = False
-    while i < e:
-        d = np.int64(buf[i]) - 48
-        if d < 0 or d > 9:
-            break
-        any_digit = True
-        if m != 0 or d != 0:
-            if nd >= _MAX_SIG_DIGITS:
-                return False, 0.0
-            m = m * 10 + d
-            nd += 1
-        i += 1
-    if i < e and buf[i] == 46:  # '.'
-        i += 1
-        while i < e:
-            d = np.int64(buf[i]) - 48
-            if d < 0 or d > 9:
-                break
-            any_digit = True
-            if m != 0 or d != 0:
-                if nd >= _MAX_SIG_DIGITS:
-                    return False, 0.0
-                m = m * 10 + d
-                nd += 1
-            scale -= 1
-            i += 1
-    if not any_digit:
-        return False, 0.0
-    if i < e and (buf[i] == 101 or buf[i] == 69):  # 'e' / 'E'
-        i += 1
-        eneg = False
-        if i < e and (buf[i] == 45 or buf[i] == 43):
-            eneg = buf[i] == 45
-            i += 1
-        ex = 0
-        n_ex = 0
-        while i < e:
-            d = np.int64(buf[i]) - 48
-            if d < 0 or d > 9:
-                break
-            if ex < 100000:
-                ex = ex * 10 + d
-            n_ex += 1
-            i += 1
-        if n_ex == 0:
-            return False, 0.0
-        scale += -ex if eneg else ex
-    if i != e:
-        return False, 0.0
-    if m == 0:
-        return True, -0.0 if neg else 0.0
-    if m > _TWO53 or scale > 22 or scale < -22:
-        return False, 0.0
-    if scale >= 0:
-        v = np.float64(m) * _POW10[scale]
-    else:
-        v = np.float64(m) / _POW10[-scale]
-    return True, -v if neg else v
 
 
 @numba.njit(cache=True, nogil=True)

@@ -33,7 +33,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from evalrank.data.letor import _fast_float
+from evalrank.data.bytescan import fast_float as _fast_float
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
