@@ -36,7 +36,7 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from evalrank.data.trec import TrecFile, TrecFormatError, fnv1a, read_trec
+from evalrank.data.trec import TrecFile, fnv1a, read_trec
 from evalrank.metrics.names import COUNTS, TREC_ORDER, RankMeasure, TrecMeasure, parse_measures
 
 __all__ = ["evaluate", "evaluate_trec", "RunResult", "as_trec", "summarize", "format_trec"]
@@ -365,7 +365,3 @@ def format_trec(results: list[RunResult], *, per_query: bool = False, runid: boo
         for c, v in r.means().items():
             lines.append(pre + _fmt(c, "all", v))
     return "\n".join(lines) + "\n"
-
-
-def _unused():  # pragma: no cover - keeps TrecFormatError importable from here for the CLI
-    return TrecFormatError
