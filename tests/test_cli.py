@@ -13,7 +13,7 @@ import pytest
 from evalrank.cli import FRONT_DOOR, STAGES, build_parser
 from evalrank.cli.common import HelpFormatter
 
-FRONT = ["evaluate", "compare", "ndcg", "risk", "validate-config"]
+FRONT = ["evaluate", "compare", "active", "ndcg", "risk", "validate-config"]
 STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
                "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
                "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",
@@ -35,6 +35,7 @@ def commands():
     top = _sub(build_parser()).choices
     out = {name: p for name, p in top.items() if name != "stage"}
     out.update({f"stage {name}": p for name, p in _sub(top["stage"]).choices.items()})
+    out.update({f"active {name}": p for name, p in _sub(top["active"]).choices.items()})
     return out
 
 

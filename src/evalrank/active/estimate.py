@@ -48,7 +48,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["MODES", "draw_queries", "query_cdf", "draws_from_cdf", "check_sampling", "algorithm1",
-           "weighted_estimates", "default_max_draws"]
+           "budgeted_draws", "weighted_estimates", "default_max_draws"]
 
 MODES = ("deterministic", "stochastic")
 
@@ -171,39 +171,74 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
         raise ValueError("mode='stochastic' needs sample_loss(query, label_rng)")
     deterministic = mode == "deterministic"
     cap = check_max_draws(max_draws, q.size) if deterministic else None
-    if deterministic and budget >= costs.sum():
-        # the budget covers the whole pool: every query is labelled once and the
-        # estimate is the pool's exact mean (module docstring, "whole pool")
-        mean = float(values.mean())
-        return {"estimate": mean, "importance": mean, "n": q.size, "spent": float(costs.sum()),
-                "queries": np.arange(q.size, dtype=np.int64), "losses": values.copy(),
-                "whole_pool": True, "exhausted": False, "capped": False}
+    if deterministic:
+        d = budgeted_draws(q, costs, budget, rng, max_draws=cap)
+        if d["whole_pool"]:
+            # the budget covers the whole pool: every query is labelled once and the
+            # estimate is the pool's exact mean (module docstring, "whole pool")
+            mean = float(values.mean())
+            return {"estimate": mean, "importance": mean, "n": q.size, "spent": d["spent"],
+                    "queries": d["queries"], "losses": values.copy(),
+                    "whole_pool": True, "exhausted": False, "capped": False}
+        queries = d["queries"]
+        losses = values[queries]
+        if d["exhausted"]:
+            # every drawable query is labelled: further draws cost nothing and the
+            # estimate converges to the weighted mean over them, which is returned
+            est = imp = float(values[q > 0].mean())
+        else:
+            est, imp = weighted_estimates(q, queries, losses)
+        return {"estimate": est, "importance": imp, "n": len(queries), "spent": d["spent"], "queries": queries,
+                "losses": np.asarray(losses), "whole_pool": False, "exhausted": d["exhausted"],
+                "capped": d["capped"]}
+    cdf = query_cdf(q)
+    spent = 0.0
+    queries, losses = [], []
+    while True:
+        x = int(draws_from_cdf(cdf, rng.random(1))[0])
+        if spent + costs[x] > budget:
+            break
+        spent += costs[x]
+        queries.append(x)
+        losses.append(float(sample_loss(x, label_rng)))
+    est, imp = weighted_estimates(q, queries, losses)
+    return {"estimate": est, "importance": imp, "n": len(queries), "spent": spent,
+            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses),
+            "whole_pool": False, "exhausted": False, "capped": False}
+
+
+def budgeted_draws(q, costs, budget: float, rng: np.random.Generator, *, max_draws: int | None = None) -> dict:
+    """The query draws of Algorithm 1 in deterministic labelling (module docstring): one uniform
+    of ``rng`` per draw, a query drawn again costs nothing, drawing stops before the first new
+    query the budget cannot pay for, when every drawable query is labelled (``exhausted``) or at
+    ``max_draws`` (``capped``); a budget at or above the pool's cost labels the whole pool, with
+    no draw (``whole_pool``: ``queries`` is every query once). The draws depend on ``q``, the
+    costs, the budget and the stream only -- never on labels -- so they can be planned before
+    anything is labelled (:mod:`evalrank.active.campaign`), and a larger budget on the same
+    stream extends them (the same prefix)."""
+    q, costs = check_sampling(q, costs, budget)
+    budget = float(budget)
+    cap = check_max_draws(max_draws, q.size)
+    if budget >= costs.sum():
+        return {"queries": np.arange(q.size, dtype=np.int64), "spent": float(costs.sum()), "whole_pool": True,
+                "exhausted": False, "capped": False}
     seen = np.zeros(q.size, dtype=bool)
     unseen = int(np.count_nonzero(q > 0))
     cdf = query_cdf(q)
     spent = 0.0
-    queries, losses = [], []
+    queries = []
     capped = False
-    while not (deterministic and unseen == 0):
-        if deterministic and len(queries) == cap:
+    while unseen > 0:
+        if len(queries) == cap:
             capped = True
             break
         x = int(draws_from_cdf(cdf, rng.random(1))[0])
-        extra = 0.0 if (deterministic and seen[x]) else costs[x]
+        extra = 0.0 if seen[x] else costs[x]
         if spent + extra > budget:
             break
         spent += extra
         unseen -= int(not seen[x])
         seen[x] = True
         queries.append(x)
-        losses.append(values[x] if deterministic else float(sample_loss(x, label_rng)))
-    exhausted = deterministic and unseen == 0
-    if exhausted:
-        # every drawable query is labelled: further draws cost nothing and the
-        # estimate converges to the weighted mean over them, which is returned
-        est = imp = float(values[q > 0].mean())
-    else:
-        est, imp = weighted_estimates(q, queries, losses)
-    return {"estimate": est, "importance": imp, "n": len(queries), "spent": spent,
-            "queries": np.asarray(queries, dtype=np.int64), "losses": np.asarray(losses),
-            "whole_pool": False, "exhausted": exhausted, "capped": capped}
+    return {"queries": np.asarray(queries, dtype=np.int64), "spent": spent, "whole_pool": False,
+            "exhausted": unseen == 0, "capped": capped}

@@ -50,6 +50,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 #: ``add_parsers(subparsers)``.
 FRONT_DOOR = (
     "evalrank.cli.evaluate",
+    "evalrank.cli.active",
     "evalrank.cli.ndcg",
     "evalrank.cli.risk",
     "evalrank.cli.validate",

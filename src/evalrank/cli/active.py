@@ -1,6 +1,7 @@
-"""``evalrank stage`` commands of active evaluation (Sawade et al. 2012;
-``workflow/rules/active.smk``): q* of every method for one experiment and fold, Monte Carlo
-shards of Algorithm 1, and the merged curves, savings table and Figs. 1-3.
+"""Active evaluation (Sawade et al. 2012): the front door's ``evalrank active plan|estimate``
+(a labelling campaign on your own runs, :mod:`evalrank.active.campaign`) and the ``evalrank
+stage`` commands of ``workflow/rules/active.smk``: q* of every method for one experiment and
+fold, Monte Carlo shards of Algorithm 1, and the merged curves, savings table and Figs. 1-3.
 
 Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.
 """
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
 
-__all__ = ["TITLE", "add_stage_parsers"]
+__all__ = ["TITLE", "add_stage_parsers", "add_parsers"]
 
 TITLE = "active evaluation (workflow/rules/active.smk)"
 
@@ -173,3 +174,99 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--train-size-budget", type=float, required=True,
                    help="budget of Fig. 3 right (active.train_sizes.budget)")
     s.add_argument("--out-dir", required=True, help="folder of curves.csv, savings.csv and the figures")
+
+
+# -- front door: evalrank active plan | estimate ----------------------------------------------
+def cmd_active_plan(a):
+    from evalrank.active.campaign import plan
+    from evalrank.active.files import pool_from_trec, read_plan, write_plan
+
+    pool, _ = pool_from_trec(a.run, a.probs, run_b=a.run_b, costs=a.costs)
+    previous = read_plan(a.continue_plan, pool) if a.continue_plan else None
+    p = plan(pool, budget=a.budget, measure=a.measure, method=a.method, seed=a.seed, previous=previous)
+    write_plan(a.out, p)
+    n_new = p.labelled.size - (previous.labelled.size if previous is not None else 0)
+    how = ("the budget covers the whole pool: every query is labelled" if p.whole_pool else
+           f"{p.draws.size} draws")
+    _log(f"plan {a.out}: {p.labelled.size} of {pool.n_queries} queries to label ({n_new} new), cost "
+         f"{p.spent:g} of budget {p.settings['budget']:g}; {how}")
+
+
+def cmd_active_estimate(a):
+    from evalrank.active.campaign import estimate
+    from evalrank.active.files import labels_from_qrels, pool_from_trec, read_plan
+    from evalrank.io import atomic_write_text
+
+    pool, doc_ids = pool_from_trec(a.run, a.probs, run_b=a.run_b, costs=a.costs)
+    p = read_plan(a.plan, pool)
+    if a.measure and a.measure != p.settings["measure"]:
+        raise ValueError(f"--measure {a.measure} differs from the plan's {p.settings['measure']} (the draws were "
+                         "planned for that measure; re-plan to change it)")
+    labels = labels_from_qrels(a.qrels, pool, doc_ids, p, unjudged=a.unjudged)
+    res = estimate(p, pool, labels, level=a.level)
+    text = json.dumps(res, indent=2, sort_keys=False) + "\n"
+    if a.out:
+        atomic_write_text(a.out, text)
+    else:
+        print(text, end="")
+    warn = res["label_model"]["warning"]
+    if warn:
+        _log(f"warning: {warn}")
+    what = "R[a] - R[b]" if pool.difference else res["measure"]
+    _log(f"{what} = {res['estimate']:.4f} (95% CI {res['ci_low']:.4f} .. {res['ci_high']:.4f}) from "
+         f"{res['labelled_queries']} labelled queries, cost {res['cost_spent']:g}")
+
+
+def _inputs(s) -> None:
+    s.add_argument("--run", required=True, help="TREC run: its topics and documents are the pool, its scores the "
+                                                "ranking (ranker a)")
+    s.add_argument("--run-b", help="a second TREC run over the same topics: estimate R[a] - R[b] (default: one "
+                                   "ranker)")
+    s.add_argument("--probs", required=True,
+                   help="label model: one line per run document 'qid docno p_0 p_1 ... p_G' (rows sum to 1)")
+    s.add_argument("--costs", help="'qid cost' per line, cost > 0 (default: one unit per query)")
+
+
+def add_parsers(sub) -> None:
+    s = sub.add_parser("active", help="active evaluation of your rankers: plan which queries to label, estimate "
+                                      "with a confidence interval (Sawade et al. 2012)",
+                       description="Active evaluation (Sawade et al. 2012) for your own rankers:\n"
+                                   "  evalrank active plan ...      which queries to label under a budget\n"
+                                   "  evalrank active estimate ...  DCG/ERR (or a difference) with an interval\n"
+                                   "'evalrank active plan --help' for the options.")
+    act = s.add_subparsers(dest="_active", metavar="plan|estimate", required=True,
+                           help="plan: the queries to label; estimate: the measure with an interval")
+    p = add_command(act, "plan", cmd_active_plan, "draw the queries to label under a labelling budget",
+                    description="Draw the queries to label from the cost-aware distribution q* (Sawade et al. 2012,\n"
+                                "eqs. 11-12 with Theorem 3's moments under the label model), until the budget is spent:\n"
+                                "a TSV, one row per draw (a query drawn twice is labelled once). --continue extends an\n"
+                                "earlier plan with more budget, keeping all its draws.\n\n"
+                                "example:\n"
+                                "  evalrank active plan --run run.txt --probs probs.txt --budget 50 --measure err "
+                                "--out plan.tsv")
+    _inputs(p)
+    p.add_argument("--budget", type=float, required=True,
+                   help="labelling budget of this round, in the costs' unit (queries, without --costs)")
+    p.add_argument("--measure", default="err", help="err, dcg, err@k, dcg@k or ndcg@k")
+    p.add_argument("--method", default="active", choices=["active", "active_uniD", "active_uniC", "passive"],
+                   help="active: q* with the label model and costs; active_uniD: a uniform label model; "
+                        "active_uniC: uniform costs; passive: uniform sampling")
+    p.add_argument("--seed", type=int, default=0, help="seed of the draws")
+    p.add_argument("--continue", dest="continue_plan", metavar="PLAN",
+                   help="extend this earlier plan by --budget (default: a new plan)")
+    p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
+    e = add_command(act, "estimate", cmd_active_estimate, "estimate the measure (or a difference) with an interval",
+                    description="Estimate from the labels of a plan's queries: eq. 6 of Sawade et al. (2012), its\n"
+                                "standard error and interval, and a check of the label model (the variance it\n"
+                                "predicted vs the squared errors labelling revealed). JSON on stdout or --out.\n\n"
+                                "example:\n"
+                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt "
+                                "--probs probs.txt")
+    e.add_argument("--plan", required=True, help="the plan of 'active plan'")
+    e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
+    _inputs(e)
+    e.add_argument("--measure", help="must equal the plan's (default: the plan's)")
+    e.add_argument("--level", type=float, default=0.95, help="confidence level of the interval")
+    e.add_argument("--unjudged", choices=["error", "nonrelevant"], default="error",
+                   help="a document of a planned query the qrels do not judge: stop, or count it non-relevant")
+    e.add_argument("--out", help="write the JSON here, atomically (default: stdout)")

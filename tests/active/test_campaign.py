@@ -1,0 +1,204 @@
+"""A labelling campaign (active/campaign.py, interval.py, files.py; evalrank active plan|estimate)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from cli_run import evalrank
+
+from evalrank.active.campaign import Pool, estimate, label_model_check, plan, query_losses
+from evalrank.active.estimate import algorithm1
+from evalrank.active.interval import interval_from_sums, weighted_interval
+from evalrank.metrics import err as err_metric
+
+
+def make_pool(seed=0, n_queries=150, difference=False, grades=5):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(4, 20, n_queries)
+    off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = int(off[-1])
+    probs = rng.dirichlet(np.full(grades, 0.5), size=n)
+    score_a = rng.random(n) + probs @ np.arange(grades) * 0.3
+    score_b = rng.random(n)
+    order = lambda s: np.concatenate([off[q] + np.argsort(-s[off[q]:off[q + 1]], kind="stable")  # noqa: E731
+                                      for q in range(n_queries)])
+    pool = Pool([f"q{i}" for i in range(n_queries)], off, probs, order(score_a), sizes / sizes.mean(),
+                order(score_b) if difference else None, "fp")
+    return pool, rng
+
+
+def draw_labels(pool, rng):
+    """Labels drawn from the label model itself: a calibrated model."""
+    return (rng.random(pool.probs.shape[0])[:, None] > np.cumsum(pool.probs, axis=1)).sum(axis=1)
+
+
+def truth(pool, labels, measure):
+    v = query_losses(labels, pool.offsets, pool.order_a, measure, pool.probs.shape[1])
+    if pool.difference:
+        v = v - query_losses(labels, pool.offsets, pool.order_b, measure, pool.probs.shape[1])
+    return v.mean()
+
+
+def test_interval_formula_and_its_vectorized_twin():
+    rng = np.random.default_rng(1)
+    w, v = rng.random(40) + 0.1, rng.random(40)
+    a = weighted_interval(w, v)
+    est, se, half = interval_from_sums(w.sum(), (w * v).sum(), (w * w).sum(), (w * w * v).sum(),
+                                       (w * w * v * v).sum(), 40)
+    assert a["estimate"] == pytest.approx(est) and a["stderr"] == pytest.approx(se)
+    assert a["ci_high"] - a["estimate"] == pytest.approx(half)
+    # passive (equal weights): the variance of the mean with divisor n, s^2 (n - 1) / n^2
+    p = weighted_interval(np.ones(40), v)
+    assert p["stderr"] ** 2 == pytest.approx(v.var(ddof=1) * 39 / 40 ** 2)
+    assert weighted_interval(w, v, exact=True)["stderr"] == 0.0
+    with pytest.raises(ValueError, match="no draws"):
+        weighted_interval([], [])
+
+
+def test_plan_spends_at_most_the_budget_and_extends_without_losing_draws():
+    pool, _ = make_pool()
+    p = plan(pool, budget=20, measure="err", seed=3)
+    assert pool.costs[p.labelled].sum() == pytest.approx(p.spent) and p.spent <= 20
+    # the same draws as Algorithm 1 with the same stream (one implementation of the loop)
+    from evalrank.seeds import rng
+
+    ref = algorithm1(p.q, pool.costs, 20.0, rng(3, "active", "plan"), values=np.zeros(pool.n_queries))
+    np.testing.assert_array_equal(ref["queries"], p.draws)
+    more = plan(pool, budget=15, measure="err", seed=3, previous=p)
+    np.testing.assert_array_equal(more.draws[:p.draws.size], p.draws)
+    assert more.settings["budget"] == 35 and more.spent <= 35 and more.labelled.size > p.labelled.size
+    np.testing.assert_array_equal(plan(pool, budget=35, measure="err", seed=3).draws, more.draws)
+    with pytest.raises(ValueError, match="other settings"):
+        plan(pool, budget=5, measure="dcg", seed=3, previous=p)
+    whole = plan(pool, budget=pool.costs.sum() + 1, measure="err")
+    assert whole.whole_pool and whole.labelled.size == pool.n_queries
+
+
+def test_losses_equal_the_metrics_module():
+    pool, rng = make_pool(2)
+    labels = draw_labels(pool, rng)
+    ours = query_losses(labels, pool.offsets, pool.order_a, "err@10", 5)
+    # scores that reproduce order_a, then the package's ERR
+    scores = np.empty(labels.size)
+    scores[pool.order_a] = -np.arange(labels.size, dtype=float)
+    np.testing.assert_allclose(ours, err_metric(scores, labels, pool.offsets, 10, max_grade=4), rtol=1e-12)
+
+
+@pytest.mark.parametrize("difference, measure, method", [
+    (False, "err", "active"), (False, "dcg", "passive"), (True, "err", "passive"), (True, "dcg", "active"),
+])
+def test_interval_covers_the_truth_about_95_percent(difference, measure, method):
+    """Small coverage check (the DAG's study runs >= 1,000 campaigns per cell on the default data):
+    labels drawn from a calibrated model, 150 campaigns; 95 % nominal within a loose band."""
+    pool, rng = make_pool(4, difference=difference)
+    cover = 0
+    campaigns = 150
+    for r in range(campaigns):
+        labels = draw_labels(pool, rng)
+        e = estimate(plan(pool, budget=30, measure=measure, method=method, seed=r), pool, labels)
+        cover += e["ci_low"] <= truth(pool, labels, measure) <= e["ci_high"]
+    assert 0.88 <= cover / campaigns <= 0.995, cover / campaigns
+
+
+def test_estimate_refuses_unlabelled_planned_queries_and_other_pools():
+    pool, rng = make_pool(5)
+    p = plan(pool, budget=10, measure="dcg")
+    labels = draw_labels(pool, rng)
+    labels[pool.offsets[p.labelled[0]]] = -1
+    with pytest.raises(ValueError, match=rf"1 planned query has documents without a label \(e.g. \['{pool.qids[p.labelled[0]]}'\]"):
+        estimate(p, pool, labels)
+    other, _ = make_pool(5)
+    other = Pool(other.qids, other.offsets, other.probs, other.order_a, other.costs, None, "another")
+    with pytest.raises(ValueError, match="other inputs"):
+        estimate(p, other, draw_labels(pool, rng))
+
+
+def test_label_model_check_flags_an_overconfident_model():
+    rng = np.random.default_rng(6)
+    mean, var = rng.random(100), np.full(100, 0.01)
+    calibrated = mean + rng.normal(0, 0.1, 100)
+    c = label_model_check(mean, var, calibrated)
+    assert c["ratio"] == pytest.approx(np.mean((calibrated - mean) ** 2) / 0.01) and c["warning"] is None
+    wild = mean + rng.normal(0, 0.5, 100)
+    assert "overconfident" in label_model_check(mean, var, wild)["warning"]
+
+
+# -- the CLI on files --------------------------------------------------------------------------
+@pytest.fixture
+def campaign_files(tmp_path):
+    rng = np.random.default_rng(7)
+    run, runb, probs, qrels, costs = [], [], [], [], []
+    for q in range(40):
+        n = int(rng.integers(3, 10))
+        p = rng.dirichlet(np.full(3, 0.7), size=n)
+        y = (rng.random(n)[:, None] > np.cumsum(p, 1)).sum(1)
+        for i in range(n):
+            d = f"D{q}-{i}"
+            run.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} a")
+            runb.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} b")
+            probs.append(f"t{q} {d} " + " ".join(repr(float(x)) for x in p[i]))
+            qrels.append(f"t{q} 0 {d} {y[i]}")
+        costs.append(f"t{q} {n / 5:.2f}")
+    for name, lines in [("run", run), ("runb", runb), ("probs", probs), ("qrels", qrels), ("costs", costs)]:
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_cli_campaign_plan_label_estimate_continue(campaign_files):
+    d = campaign_files
+    common = ["--run", d / "run", "--probs", d / "probs", "--costs", d / "costs"]
+    out = evalrank("active", "plan", *common, "--budget", "8", "--measure", "err", "--out", d / "plan.tsv")
+    assert out.returncode == 0, out.stderr
+    rows = [line.split("\t") for line in (d / "plan.tsv").read_text().splitlines()[3:]]
+    assert sum(float(r[5]) for r in rows) <= 8 and all(r[1].startswith("t") for r in rows)
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", *common)
+    assert out.returncode == 0, out.stderr
+    est = json.loads(out.stdout)
+    assert est["ci_low"] <= est["estimate"] <= est["ci_high"] and est["cost_spent"] <= 8
+    assert est["labelled_queries"] == len({r[1] for r in rows})
+    out = evalrank("active", "plan", *common, "--budget", "8", "--measure", "err", "--continue", d / "plan.tsv",
+                   "--out", d / "plan2.tsv")
+    assert out.returncode == 0, out.stderr
+    rows2 = [line.split("\t")[1] for line in (d / "plan2.tsv").read_text().splitlines()[3:]]
+    assert rows2[:len(rows)] == [r[1] for r in rows]
+    out = evalrank("active", "plan", "--run", d / "run", "--run-b", d / "runb", "--probs", d / "probs",
+                   "--budget", "100", "--measure", "dcg", "--out", d / "pd.tsv")
+    assert out.returncode == 0, out.stderr     # a budget above the pool's cost: the whole pool
+    out = evalrank("active", "estimate", "--plan", d / "pd.tsv", "--qrels", d / "qrels", "--run", d / "run",
+                   "--run-b", d / "runb", "--probs", d / "probs")
+    est = json.loads(out.stdout)
+    assert est["exact"] and est["stderr"] == 0 and est["labelled_queries"] == 40 and est["better"] in ("a", "b")
+
+
+@pytest.mark.parametrize("edit, args, match", [
+    (("probs", lambda s: s.split("\n", 1)[1]), "plan", r"run:1: document 'D0-0' of query 't0' has no probabilities"),
+    (("probs", lambda s: "t0 D0-0 0.5 0.5 0.5\n" + s.split("\n", 1)[1]), "plan", r"probs:1: probabilities sum to 1.5"),
+    (("costs", lambda s: s.replace("t3 ", "t3 -", 1)), "plan", r"costs:4: cost must be > 0"),
+    (("qrels", lambda s: s + "zz 0 D1 1\n"), "estimate", r"qrels:\d+: topic 'zz' is not a query of the run"),
+    (("qrels", lambda s: "\n".join(s.splitlines()[::2]) + "\n"), "estimate",
+     r"planned quer(y has|ies have) documents without a label"),
+])
+def test_cli_bad_inputs_name_file_and_line(campaign_files, edit, args, match):
+    d = campaign_files
+    common = ["--run", d / "run", "--probs", d / "probs", "--costs", d / "costs"]
+    assert evalrank("active", "plan", *common, "--budget", "8", "--out", d / "plan.tsv").returncode == 0
+    name, change = edit
+    (d / name).write_text(change((d / name).read_text()))
+    if args == "plan":
+        out = evalrank("active", "plan", *common, "--budget", "8", "--out", d / "p2.tsv")
+    else:
+        out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", *common)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"evalrank active {args}: error: ") and __import__("re").search(match, out.stderr), \
+        out.stderr
+
+
+def test_cli_a_plan_made_for_another_run_is_refused(campaign_files):
+    d = campaign_files
+    assert evalrank("active", "plan", "--run", d / "run", "--probs", d / "probs", "--budget", "5", "--out",
+                    d / "plan.tsv").returncode == 0
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "runb",
+                   "--probs", d / "probs")
+    assert out.returncode == 1 and "the plan was made for other inputs" in out.stderr
