@@ -202,3 +202,32 @@ def test_cli_a_plan_made_for_another_run_is_refused(campaign_files):
     out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "runb",
                    "--probs", d / "probs")
     assert out.returncode == 1 and "the plan was made for other inputs" in out.stderr
+
+
+def test_calibrated_label_model_and_sawade_costs_from_lengths(campaign_files):
+    from evalrank.active.costs import query_costs
+    from evalrank.active.files import calibrated_probs, pool_from_trec
+    from evalrank.models.calibrate import GradeCalibrator
+
+    d = campaign_files
+    run = [line.split() for line in (d / "run").read_text().splitlines()]
+    (d / "lengths").write_text("".join(f"{f[0]} {f[2]} {100 + 37 * i % 900}\n" for i, f in enumerate(run)))
+    table = calibrated_probs(d / "run", d / "qrels")
+    # the same as fitting the calibrator by hand on the run's judged documents
+    grades = {(f[0], f[2]): int(f[3]) for f in (line.split() for line in (d / "qrels").read_text().splitlines())}
+    scores = np.array([float(f[4]) for f in run])
+    cal = GradeCalibrator(n_grades=3).fit(scores, np.array([grades[(f[0], f[2])] for f in run]))
+    want = cal.predict_proba(scores)
+    np.testing.assert_allclose(np.vstack([table[(f[0], f[2])][0] for f in run]), want, atol=1e-12)
+    pool, ids = pool_from_trec(d / "run", table, lengths=d / "lengths")
+    lengths = {(f[0], f[2]): 100 + 37 * i % 900 for i, f in enumerate(run)}
+    np.testing.assert_allclose(pool.costs, query_costs(np.array([lengths[k] for k in ids]), pool.offsets))
+    out = evalrank("active", "plan", "--run", d / "run", "--calibrate-from", d / "qrels", "--lengths", d / "lengths",
+                   "--budget", "6", "--out", d / "plan.tsv")
+    assert out.returncode == 0, out.stderr
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run",
+                   "--calibrate-from", d / "qrels", "--lengths", d / "lengths")
+    assert out.returncode == 0, out.stderr
+    both = evalrank("active", "plan", "--run", d / "run", "--probs", d / "probs", "--calibrate-from", d / "qrels",
+                    "--budget", "6", "--out", d / "p.tsv")
+    assert both.returncode == 1 and "one of them" in both.stderr

@@ -19,8 +19,11 @@ import numpy as np
 from evalrank.active.campaign import Plan, Pool
 from evalrank.data.trec import TrecFormatError
 
-__all__ = ["read_probs", "read_costs", "pool_from_trec", "write_plan", "read_plan", "labels_from_qrels",
-           "fingerprint"]
+__all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "pool_from_trec", "write_plan",
+           "read_plan", "labels_from_qrels", "fingerprint"]
+
+#: the fewest judged run documents --calibrate-from fits a calibrator on
+MIN_CALIBRATION_DOCS = 20
 
 PLAN_MAGIC = "# evalrank active plan"
 PLAN_COLUMNS = ("draw", "qid", "q", "weight", "new", "cost", "cumulative_cost")
@@ -91,6 +94,67 @@ def read_costs(path) -> dict:
     return out
 
 
+def read_lengths(path) -> dict:
+    """``{(qid, docno): length}`` from ``qid docno length`` lines (length >= 0): Sawade's costs,
+    ``lambda(x) = sum_z log(1 + len(z))`` over the query's documents, mean 1 (:mod:`.costs`)."""
+    out = {}
+    for number, f in _lines(path):
+        if len(f) != 3:
+            raise TrecFormatError(f"{path}:{number}: a lengths line is 'qid docno length', got {len(f)} fields")
+        try:
+            v = float(f[2])
+        except ValueError:
+            raise TrecFormatError(f"{path}:{number}: length {f[2]!r} is not a number") from None
+        if not (np.isfinite(v) and v >= 0):
+            raise TrecFormatError(f"{path}:{number}: length must be >= 0, got {f[2]}")
+        out[(f[0], f[1])] = v
+    return out
+
+
+def calibrated_probs(run, qrels, *, run_b=None, n_grades: int | None = None) -> dict:
+    """A label model for users without one: per run, a one-dimensional ordered logit from its
+    score to the grade (:class:`evalrank.models.calibrate.GradeCalibrator`), fitted on the run's
+    documents the qrels already judge (negative grades as 0); every run document then gets the
+    calibrated probabilities of its score (with ``run_b``, a document both runs rank gets the
+    mixture of the two models, as Sawade et al. Sec. 5.2 mix two models' probabilities).
+    ``n_grades``: grades 0..n_grades-1 (default: the qrels' top grade + 1). Returns the table of
+    :func:`read_probs`."""
+    from evalrank.data.trec import read_run
+    from evalrank.models.calibrate import GradeCalibrator
+
+    judged: dict = {}
+    for (q, d), (g, _) in _qrels_grades(qrels).items():
+        judged[(q, d)] = g
+    top = max(judged.values(), default=0)
+    n_grades = int(n_grades) if n_grades is not None else top + 1
+    if n_grades < 2:
+        raise ValueError(f"{qrels}: every judgment is grade 0; a label model needs at least two grades")
+    tables = []
+    for path in [run] + ([run_b] if run_b is not None else []):
+        r = read_run(path)
+        keys = [(q, d) for q, docs in r.items() for d in docs]
+        scores = np.array([r[q][d] for q, d in keys])
+        known = np.array([k in judged for k in keys])
+        if known.sum() < MIN_CALIBRATION_DOCS:
+            raise ValueError(f"--calibrate-from {qrels}: only {int(known.sum())} documents of {path} are judged; "
+                             f"a calibrator needs at least {MIN_CALIBRATION_DOCS}")
+        grades = np.array([min(judged[k], n_grades - 1) for k, ok in zip(keys, known) if ok])
+        cal = GradeCalibrator(n_grades=n_grades).fit(scores[known], grades)
+        tables.append(dict(zip(keys, cal.predict_proba(scores))))
+    out = {}
+    for key in set().union(*tables):
+        rows = [t[key] for t in tables if key in t]
+        out[key] = (np.mean(rows, axis=0), 0)
+    return out
+
+
+def _qrels_grades(qrels) -> dict:
+    from evalrank.data.trec import read_trec
+
+    t = read_trec(qrels, "qrels")
+    return {(t.qids[t.qid[j]], t.doc_id(j)): (max(int(t.value[j]), 0), int(t.line[j])) for j in range(len(t))}
+
+
 def _run_rows(path):
     """A run's documents per query, ranked as trec_eval ranks them (score, then docno, both
     descending): ``{qid: [(docno, line), ...]}`` in rank order."""
@@ -123,14 +187,19 @@ class _desc(str):
         return str.__lt__(self, other)
 
 
-def pool_from_trec(run, probs, *, run_b=None, costs=None) -> tuple[Pool, list]:
+def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple[Pool, list]:
     """The pool of a campaign from TREC run(s) and the label model: its queries (those of the
     run, sorted), every run document's probabilities (a document of the run without a line in
     ``probs`` is an error naming the run's file and line), each ranker's order, the costs (one
     per query when ``costs`` is None; a query without a cost is an error). With ``run_b`` the
     pool is the union of both runs' documents per query; each ranker ranks its own documents.
+    ``probs`` is a PROBS path or a table of :func:`calibrated_probs`; ``lengths`` (instead of
+    ``costs``): a :func:`read_lengths` file, Sawade's costs.
     Returns ``(pool, doc_ids)`` with ``doc_ids[i]`` = ``(qid, docno)`` of pool row ``i``."""
-    table = read_probs(probs)
+    if costs is not None and lengths is not None:
+        raise ValueError("give costs or lengths, not both")
+    table = read_probs(probs) if isinstance(probs, (str, Path)) else probs
+    length_map = read_lengths(lengths) if lengths is not None else None
     ra = _run_rows(run)
     rb = _run_rows(run_b) if run_b is not None else None
     qids = sorted(ra)
@@ -151,7 +220,8 @@ def pool_from_trec(run, probs, *, run_b=None, costs=None) -> tuple[Pool, list]:
             if key not in table:
                 line = dict(ra[q]).get(d) or dict(rb[q]).get(d)
                 src = run if d in dict(ra[q]) else run_b
-                raise TrecFormatError(f"{src}:{line}: document {d!r} of query {q!r} has no probabilities in {probs}")
+                where = probs if isinstance(probs, (str, Path)) else "the calibrated label model"
+                raise TrecFormatError(f"{src}:{line}: document {d!r} of query {q!r} has no probabilities in {where}")
             index[d] = len(rows)
             rows.append(table[key][0])
             doc_ids.append(key)
@@ -163,9 +233,22 @@ def pool_from_trec(run, probs, *, run_b=None, costs=None) -> tuple[Pool, list]:
             if q not in cost_map:
                 raise ValueError(f"{costs}: no cost for query {q!r} of {run}")
             cvals.append(cost_map[q])
-    if cost_map is None:
+    if length_map is not None:
+        from evalrank.active.costs import query_costs
+
+        missing = [k for k in doc_ids if k not in length_map]
+        if missing:
+            raise ValueError(f"{lengths}: no length for document {missing[0][1]!r} of query {missing[0][0]!r} (and "
+                             f"{len(missing) - 1} more)")
+        cvals = query_costs(np.array([length_map[k] for k in doc_ids]), np.array(offsets)).tolist()
+    elif cost_map is None:
         cvals = [1.0] * len(qids)
-    fp = fingerprint(run, run_b, probs, costs)
+    if isinstance(probs, (str, Path)):
+        fp = fingerprint(run, run_b, probs, costs, lengths)
+    else:   # a calibrated model: fingerprint its probabilities
+        h = hashlib.sha256(fingerprint(run, run_b, costs, lengths).encode())
+        h.update(np.round(np.vstack(rows), 12).tobytes())
+        fp = h.hexdigest()[:16]
     pool = Pool(qids, np.array(offsets, dtype=np.int64), np.vstack(rows), np.array(order_a, dtype=np.int64),
                 np.array(cvals, dtype=np.float64), np.array(order_b, dtype=np.int64) if rb is not None else None, fp)
     return pool, doc_ids

@@ -179,9 +179,9 @@ def add_stage_parsers(sub) -> None:
 # -- front door: evalrank active plan | estimate ----------------------------------------------
 def cmd_active_plan(a):
     from evalrank.active.campaign import plan
-    from evalrank.active.files import pool_from_trec, read_plan, write_plan
+    from evalrank.active.files import read_plan, write_plan
 
-    pool, _ = pool_from_trec(a.run, a.probs, run_b=a.run_b, costs=a.costs)
+    pool, _ = _pool(a)
     previous = read_plan(a.continue_plan, pool) if a.continue_plan else None
     p = plan(pool, budget=a.budget, measure=a.measure, method=a.method, seed=a.seed, previous=previous)
     write_plan(a.out, p)
@@ -194,10 +194,10 @@ def cmd_active_plan(a):
 
 def cmd_active_estimate(a):
     from evalrank.active.campaign import estimate
-    from evalrank.active.files import labels_from_qrels, pool_from_trec, read_plan
+    from evalrank.active.files import labels_from_qrels, read_plan
     from evalrank.io import atomic_write_text
 
-    pool, doc_ids = pool_from_trec(a.run, a.probs, run_b=a.run_b, costs=a.costs)
+    pool, doc_ids = _pool(a)
     p = read_plan(a.plan, pool)
     if a.measure and a.measure != p.settings["measure"]:
         raise ValueError(f"--measure {a.measure} differs from the plan's {p.settings['measure']} (the draws were "
@@ -217,14 +217,32 @@ def cmd_active_estimate(a):
          f"{res['labelled_queries']} labelled queries, cost {res['cost_spent']:g}")
 
 
+def _pool(a):
+    """The campaign's pool from the inputs both commands take (the same options, the same pool)."""
+    from evalrank.active.files import calibrated_probs, pool_from_trec
+
+    if (a.probs is None) == (a.calibrate_from is None):
+        raise ValueError("give the label model: --probs FILE, or --calibrate-from QRELS (one of them)")
+    if a.costs and a.lengths:
+        raise ValueError("give --costs or --lengths, not both")
+    probs = a.probs or calibrated_probs(a.run, a.calibrate_from, run_b=a.run_b, n_grades=a.grades)
+    return pool_from_trec(a.run, probs, run_b=a.run_b, costs=a.costs, lengths=a.lengths)
+
+
 def _inputs(s) -> None:
     s.add_argument("--run", required=True, help="TREC run: its topics and documents are the pool, its scores the "
                                                 "ranking (ranker a)")
     s.add_argument("--run-b", help="a second TREC run over the same topics: estimate R[a] - R[b] (default: one "
                                    "ranker)")
-    s.add_argument("--probs", required=True,
-                   help="label model: one line per run document 'qid docno p_0 p_1 ... p_G' (rows sum to 1)")
+    s.add_argument("--probs", help="label model: one line per run document 'qid docno p_0 p_1 ... p_G' (rows sum "
+                                   "to 1; default: --calibrate-from)")
+    s.add_argument("--calibrate-from", metavar="QRELS",
+                   help="no label model? fit one: an ordered logit from each run's score to the grade, on the run's "
+                        "documents these qrels already judge (default: --probs)")
+    s.add_argument("--grades", type=int, help="with --calibrate-from: grades 0..G-1 (default: the qrels' top + 1)")
     s.add_argument("--costs", help="'qid cost' per line, cost > 0 (default: one unit per query)")
+    s.add_argument("--lengths", help="'qid docno length' per run document: Sawade's costs, sum of log(1 + length) "
+                                     "over the query's documents, mean 1 (default: --costs)")
 
 
 def add_parsers(sub) -> None:
