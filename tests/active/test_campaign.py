@@ -231,3 +231,29 @@ def test_calibrated_label_model_and_sawade_costs_from_lengths(campaign_files):
     both = evalrank("active", "plan", "--run", d / "run", "--probs", d / "probs", "--calibrate-from", d / "qrels",
                     "--budget", "6", "--out", d / "p.tsv")
     assert both.returncode == 1 and "one of them" in both.stderr
+
+
+def test_label_model_from_a_zoo_model_on_letor_features(tmp_path):
+    from toy_data import toy_collection
+
+    from evalrank.active.files import model_probs
+    from evalrank.data.collection import Collection
+    from evalrank.data.letor import write_letor
+    from evalrank.models.forest import RandomForestModel
+    from evalrank.models.zoo import save_model
+
+    train, vali, test = (toy_collection(20, s) for s in (1, 2, 3))
+    model = RandomForestModel(n_estimators=5, min_samples_leaf=4).fit(train, vali, grid={}, seed=3)
+    save_model(model, tmp_path / "rf.pkl")
+    ids = np.array([f"doc{i}" for i in range(test.labels.size)])
+    test = Collection(features=test.features, labels=test.labels, offsets=test.offsets, qids=test.qids, doc_ids=ids)
+    write_letor(tmp_path / "test.txt", test)
+    table = model_probs(tmp_path / "test.txt", tmp_path / "rf.pkl")
+    qids = np.repeat(test.qids, np.diff(test.offsets)).astype(str)
+    want = model.predict_proba(test.features)
+    np.testing.assert_allclose(np.vstack([table[(q, d)][0] for q, d in zip(qids, ids)]), want, atol=1e-6)
+    scores = model.score(test.features)
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 1 {s:.6f} rf\n" for q, d, s in zip(qids, ids, scores)))
+    out = evalrank("active", "plan", "--run", tmp_path / "run", "--letor", tmp_path / "test.txt", "--model",
+                   tmp_path / "rf.pkl", "--budget", "5", "--out", tmp_path / "plan.tsv")
+    assert out.returncode == 0, out.stderr

@@ -19,7 +19,7 @@ import numpy as np
 from evalrank.active.campaign import Plan, Pool
 from evalrank.data.trec import TrecFormatError
 
-__all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "pool_from_trec", "write_plan",
+__all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "model_probs", "pool_from_trec", "write_plan",
            "read_plan", "labels_from_qrels", "fingerprint"]
 
 #: the fewest judged run documents --calibrate-from fits a calibrator on
@@ -148,6 +148,29 @@ def calibrated_probs(run, qrels, *, run_b=None, n_grades: int | None = None) -> 
     return out
 
 
+def model_probs(letor, model) -> dict:
+    """A label model from the zoo: ``model`` (a file of :func:`evalrank.models.zoo.save_model`,
+    e.g. ``results/<name>/fold1/models/rf.pkl``) predicts the grade probabilities of every
+    document of the LETOR file ``letor`` (its ``#docid = ...`` comments name the documents, its
+    ``qid:`` the queries, as in the run). Returns the table of :func:`read_probs`."""
+    from evalrank.data.letor import read_letor
+    from evalrank.models.zoo import load_model
+
+    c = read_letor(letor, doc_ids=True)
+    if c.doc_ids is None or not all(c.doc_ids):
+        raise ValueError(f"{letor}: every line needs a document id in its comment ('# docid = ...') to be matched "
+                         "with the run's documents")
+    m = load_model(model)
+    probs = m.predict_proba(c.features)
+    qids = np.repeat(c.qids, np.diff(c.offsets)).astype(str)
+    out = {}
+    for q, d, p in zip(qids.tolist(), np.asarray(c.doc_ids).tolist(), probs):
+        if (q, d) in out:
+            raise ValueError(f"{letor}: document {d!r} of query {q!r} appears twice")
+        out[(q, d)] = (p, 0)
+    return out
+
+
 def _qrels_grades(qrels) -> dict:
     from evalrank.data.trec import read_trec
 
@@ -220,7 +243,7 @@ def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple
             if key not in table:
                 line = dict(ra[q]).get(d) or dict(rb[q]).get(d)
                 src = run if d in dict(ra[q]) else run_b
-                where = probs if isinstance(probs, (str, Path)) else "the calibrated label model"
+                where = probs if isinstance(probs, (str, Path)) else "the label model (--calibrate-from / --letor)"
                 raise TrecFormatError(f"{src}:{line}: document {d!r} of query {q!r} has no probabilities in {where}")
             index[d] = len(rows)
             rows.append(table[key][0])

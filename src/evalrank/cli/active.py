@@ -219,13 +219,23 @@ def cmd_active_estimate(a):
 
 def _pool(a):
     """The campaign's pool from the inputs both commands take (the same options, the same pool)."""
-    from evalrank.active.files import calibrated_probs, pool_from_trec
+    from evalrank.active.files import calibrated_probs, model_probs, pool_from_trec
 
-    if (a.probs is None) == (a.calibrate_from is None):
-        raise ValueError("give the label model: --probs FILE, or --calibrate-from QRELS (one of them)")
+    given = [o for o, v in (("--probs", a.probs), ("--calibrate-from", a.calibrate_from), ("--letor", a.letor))
+             if v is not None]
+    if len(given) != 1:
+        raise ValueError("give the label model: --probs FILE, --calibrate-from QRELS or --letor FILE --model MODEL "
+                         f"(one of them; got {' '.join(given) or 'none'})")
+    if (a.letor is None) != (a.model is None):
+        raise ValueError("--letor and --model go together")
     if a.costs and a.lengths:
         raise ValueError("give --costs or --lengths, not both")
-    probs = a.probs or calibrated_probs(a.run, a.calibrate_from, run_b=a.run_b, n_grades=a.grades)
+    if a.probs:
+        probs = a.probs
+    elif a.calibrate_from:
+        probs = calibrated_probs(a.run, a.calibrate_from, run_b=a.run_b, n_grades=a.grades)
+    else:
+        probs = model_probs(a.letor, a.model)
     return pool_from_trec(a.run, probs, run_b=a.run_b, costs=a.costs, lengths=a.lengths)
 
 
@@ -239,6 +249,10 @@ def _inputs(s) -> None:
     s.add_argument("--calibrate-from", metavar="QRELS",
                    help="no label model? fit one: an ordered logit from each run's score to the grade, on the run's "
                         "documents these qrels already judge (default: --probs)")
+    s.add_argument("--letor", help="a LETOR file of the run's documents ('# docid = ...' comments name them): "
+                                   "--model predicts their grade probabilities (default: --probs)")
+    s.add_argument("--model", help="with --letor: a model of the zoo saved by the pipeline, e.g. "
+                                   "results/synthetic/fold1/models/rf.pkl (default: none)")
     s.add_argument("--grades", type=int, help="with --calibrate-from: grades 0..G-1 (default: the qrels' top + 1)")
     s.add_argument("--costs", help="'qid cost' per line, cost > 0 (default: one unit per query)")
     s.add_argument("--lengths", help="'qid docno length' per run document: Sawade's costs, sum of log(1 + length) "
