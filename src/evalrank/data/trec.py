@@ -193,16 +193,6 @@ def _count_lines(buf):
     return n
 
 
-@numba.njit(cache=True, nogil=True)
-def _same_bytes(buf_a, sa, ea, buf_b, sb, eb):
-    if ea - sa != eb - sb:
-        return False
-    for c in range(ea - sa):
-        if buf_a[sa + c] != buf_b[sb + c]:
-            return False
-    return True
-
-
 # ---------------------------------------------------------------------------
 # the file as arrays
 # ---------------------------------------------------------------------------
