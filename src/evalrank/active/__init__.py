@@ -5,9 +5,13 @@
 * :mod:`~evalrank.active.costs` -- labelling costs ``lambda(x)`` (Sec. 5);
 * :mod:`~evalrank.active.sampling` -- q* (eqs. 11, 12) and the baselines of Sec. 5;
 * :mod:`~evalrank.active.estimate` -- Algorithm 1 and the estimator of eq. 6;
-* :mod:`~evalrank.active.montecarlo` -- many runs of Algorithm 1 over a budget grid.
+* :mod:`~evalrank.active.montecarlo` -- many runs of Algorithm 1 over a budget grid;
+* :mod:`~evalrank.active.campaign` -- a user's campaign: :func:`plan` the queries to label,
+  :func:`estimate` with an interval (:mod:`~evalrank.active.interval`); its files in
+  :mod:`~evalrank.active.files` (``pool_from_trec``, ``write_plan``, ``labels_from_qrels``).
 """
 
+from evalrank.active.campaign import Plan, Pool, estimate, plan
 from evalrank.active.costs import query_costs
 from evalrank.active.estimate import algorithm1, weighted_estimates
 from evalrank.active.sampling import METHODS, q_star, q_star_difference
@@ -24,4 +28,5 @@ __all__ = [
     "moments", "difference_moments", "batch_moments", "batch_difference_moments",
     "batch_mean_var", "batch_difference_mean_var",
     "query_costs", "METHODS", "q_star", "q_star_difference", "algorithm1", "weighted_estimates",
+    "Pool", "Plan", "plan", "estimate",
 ]
