@@ -17,6 +17,11 @@ shard, process or core ran it; shards are just ranges of repetition numbers
 (:func:`shard_range`) and merging shards gives the same arrays for any shard
 count. Numerically identical to :func:`evalrank.active.estimate.algorithm1`
 fed the same uniforms (tested).
+
+Beside eq. 6 each (repetition, budget) keeps the running sums of ``w``, ``w v``,
+``w^2``, ``w^2 v`` and ``w^2 v^2`` over its draws, so that every run's standard
+error and interval (:mod:`evalrank.active.interval`) come out of the same pass
+(:func:`standard_errors`; the active stage's coverage study).
 """
 
 from __future__ import annotations
@@ -27,8 +32,11 @@ import numpy as np
 from evalrank import seeds
 from evalrank.active.estimate import check_max_draws, check_sampling, draws_from_cdf, query_cdf
 
-__all__ = ["simulate", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED", "STOP_CAPPED", "STOP_WHOLE_POOL"]
+__all__ = ["simulate", "standard_errors", "SUMS", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
+           "STOP_CAPPED", "STOP_WHOLE_POOL"]
 
+#: The running sums kept per (repetition, budget), for the standard error of eq. 6.
+SUMS = ("sum_w", "sum_wv", "sum_ww", "sum_wwv", "sum_wwvv")
 #: Most uniforms drawn at once per repetition (bounds memory).
 CHUNK = 1 << 16
 #: Why a (repetition, budget) stopped: the next new query would exceed the budget ...
@@ -42,16 +50,18 @@ STOP_WHOLE_POOL = 3
 
 
 @numba.njit(cache=True)
-def _run(draws, costs, w, wv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
-         est, imp, n_used, spent_out, stop):
+def _run(draws, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
+         est, imp, n_used, spent_out, stop, sums):
     """Continue one repetition with the next chunk of draws; fills row outputs per budget.
 
-    ``fstate`` = (spent, sum w, sum w v) and ``istate`` = (next budget, draws used,
-    drawable queries not yet labelled) carry the run across chunks. Returns True when
-    every budget is settled, False when the chunk ran out first.
+    ``fstate`` = (spent, sum w, sum w v, sum w^2, sum w^2 v, sum w^2 v^2) and ``istate`` =
+    (next budget, draws used, drawable queries not yet labelled) carry the run across
+    chunks; ``sums`` (n_budgets, 5) receives the five running sums at each budget's stop
+    (the standard error's, :func:`evalrank.active.interval.interval_from_sums`). Returns
+    True when every budget is settled, False when the chunk ran out first.
     """
     nb = budgets.shape[0]
-    spent, sw, swv = fstate[0], fstate[1], fstate[2]
+    spent, sw, swv, sww, swwv, swwvv = fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5]
     b, n, unseen = istate[0], istate[1], istate[2]
     done = False
     j = 0
@@ -76,6 +86,7 @@ def _run(draws, costs, w, wv, drawable_mean, budgets, max_draws, stamp, tag, fst
                 n_used[b] = n
                 spent_out[b] = spent
                 stop[b] = code
+                sums[b, 0], sums[b, 1], sums[b, 2], sums[b, 3], sums[b, 4] = sw, swv, sww, swwv, swwvv
                 b += 1
             done = True
             break
@@ -95,6 +106,7 @@ def _run(draws, costs, w, wv, drawable_mean, budgets, max_draws, stamp, tag, fst
             n_used[b] = n
             spent_out[b] = spent
             stop[b] = STOP_BUDGET
+            sums[b, 0], sums[b, 1], sums[b, 2], sums[b, 3], sums[b, 4] = sw, swv, sww, swwv, swwvv
             b += 1
         if b == nb:
             done = True
@@ -106,7 +118,10 @@ def _run(draws, costs, w, wv, drawable_mean, budgets, max_draws, stamp, tag, fst
         n += 1
         sw += w[x]
         swv += wv[x]
-    fstate[0], fstate[1], fstate[2] = spent, sw, swv
+        sww += ww[x]
+        swwv += wwv[x]
+        swwvv += wwvv[x]
+    fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5] = spent, sw, swv, sww, swwv, swwvv
     istate[0], istate[1], istate[2] = b, n, unseen
     return done
 
@@ -145,7 +160,10 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
     (eq. 6), ``importance``, ``n`` (draws), ``spent``, ``stop`` (why the run
     stopped at that budget: :data:`STOP_BUDGET`, :data:`STOP_EXHAUSTED`,
     :data:`STOP_CAPPED`, :data:`STOP_WHOLE_POOL`) and its booleans ``exhausted``,
-    ``capped``, ``whole_pool``; and ``repetition`` (n_repetitions,).
+    ``capped``, ``whole_pool``; the running sums over the draws made, :data:`SUMS`
+    (``sum w``, ``sum w v``, ``sum w^2``, ``sum w^2 v``, ``sum w^2 v^2``, ``w = p/q``;
+    for a whole-pool run every query once with ``w = 1``), from which
+    :func:`standard_errors` gives eq. 6's standard error; and ``repetition`` (n_repetitions,).
     """
     budgets = np.asarray(budgets, dtype=np.float64)
     if budgets.ndim != 1 or budgets.size == 0 or np.any(np.diff(budgets) <= 0):
@@ -163,6 +181,9 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
     with np.errstate(divide="ignore"):
         w = np.where(drawable, 1.0 / (m * q), 0.0)
     wv = w * values
+    ww = w * w
+    wwv = ww * values
+    wwvv = wwv * values
     drawable_mean = float(values[drawable].mean())
     # budgets at or above the pool's cost label the whole pool, without a draw
     partial = budgets < costs.sum()
@@ -173,7 +194,10 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         "n": np.empty((R, B), dtype=np.int64), "spent": np.empty((R, B)),
         "stop": np.empty((R, B), dtype=np.int8), "repetition": reps,
     }
+    sums = np.empty((R, B, 5))
     out["estimate"][:, nb:] = out["importance"][:, nb:] = values.mean()
+    # the whole pool, every query once with weight 1 (as evalrank.active.campaign's whole-pool plan)
+    sums[:, nb:] = [values.size, values.sum(), values.size, values.sum(), np.dot(values, values)]
     out["n"][:, nb:] = m
     out["spent"][:, nb:] = costs.sum()
     out["stop"][:, nb:] = STOP_WHOLE_POOL
@@ -187,14 +211,38 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         run_budgets = np.ascontiguousarray(budgets[:nb])
         for i, r in enumerate(reps):
             gen = seeds.rng(seed, *stream, int(r))
-            fstate = np.zeros(3)
+            fstate = np.zeros(6)
             istate = np.array([0, 0, int(drawable.sum())], dtype=np.int64)
             size = first
-            while not _run(draws_from_cdf(cdf, gen.random(size)), costs, w, wv, drawable_mean, run_budgets, cap,
-                           stamp, np.int64(i), fstate, istate, out["estimate"][i, :nb], out["importance"][i, :nb],
-                           out["n"][i, :nb], out["spent"][i, :nb], out["stop"][i, :nb]):
+            while not _run(draws_from_cdf(cdf, gen.random(size)), costs, w, wv, ww, wwv, wwvv, drawable_mean,
+                           run_budgets, cap, stamp, np.int64(i), fstate, istate, out["estimate"][i, :nb],
+                           out["importance"][i, :nb], out["n"][i, :nb], out["spent"][i, :nb], out["stop"][i, :nb],
+                           sums[i, :nb]):
                 size = CHUNK
     out["exhausted"] = out["stop"] == STOP_EXHAUSTED
     out["capped"] = out["stop"] == STOP_CAPPED
     out["whole_pool"] = out["stop"] == STOP_WHOLE_POOL
+    for k, name in enumerate(SUMS):
+        out[name] = sums[:, :, k]
     return out
+
+
+def standard_errors(sim: dict, q, *, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """``(stderr, half width)`` of every (repetition, budget) of :func:`simulate`'s output ``sim``
+    for sampling distribution ``q``: eq. 6's delta-method standard error from the running sums
+    and its Student interval (:func:`evalrank.active.interval.interval_from_sums`, the formula
+    :func:`evalrank.active.campaign.estimate` uses), with the termination rules treated as
+    ``campaign.estimate`` treats them: a whole-pool run, and an exhausted run whose ``q`` is
+    positive everywhere (every query labelled), are exact (stderr and half width 0); an
+    exhausted run with undrawable queries returns the drawable queries' mean, which is not
+    eq. 6 over its draws, so it has no interval (NaN), as has a run without a draw. Fewer than
+    two draws give an infinite half width."""
+    from evalrank.active.interval import interval_from_sums
+
+    q = np.asarray(q, dtype=np.float64)
+    _, se, half = interval_from_sums(*(sim[name] for name in SUMS), sim["n"], level=level)
+    exact = sim["whole_pool"] | (sim["exhausted"] & bool((q > 0).all()))
+    none = (sim["n"] == 0) | (sim["exhausted"] & ~exact)
+    se = np.where(exact, 0.0, np.where(none, np.nan, se))
+    half = np.where(exact, 0.0, np.where(none, np.nan, half))
+    return se, half
