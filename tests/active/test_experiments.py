@@ -93,6 +93,25 @@ def test_setup_estimate_and_comparisons():
         setup_experiment(Experiment("x", "select", "rf", "ordinal_rf"), bad, lengths, ["err"], seed=3, fold=1)
 
 
+def test_setup_keeps_the_label_models_moments():
+    """pred_mean/pred_var: Theorem 3 under the label model q* uses (for two rankers, the mixture)."""
+    from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
+
+    p, lengths = _preds(2)
+    rf, orf = p["rf"], p["ordinal_rf"]
+    order_a, order_b = rank_order(rf["scores"], rf["offsets"]), rank_order(orf["scores"], orf["offsets"])
+    s = setup_experiment(Experiment("fig1_rf", "estimate", "rf"), p, lengths, ["dcg"], seed=3, fold=1)
+    mean, var = batch_mean_var(rf["probs"], rf["offsets"], order_a, "dcg")
+    np.testing.assert_array_equal(s["pred_mean_dcg"], mean)
+    np.testing.assert_array_equal(s["pred_var_dcg"], var)
+    sel = setup_experiment(Experiment("fig2_rf_vs_ordinal_rf", "select", "rf", "ordinal_rf"), p, lengths, ["err"],
+                           seed=3, fold=1)
+    mean, var = batch_difference_mean_var(0.5 * (rf["probs"] + orf["probs"]), rf["offsets"], order_a, rf["offsets"],
+                                          order_b, "err")
+    np.testing.assert_allclose(sel["pred_mean_err"], mean, rtol=1e-12)
+    np.testing.assert_allclose(sel["pred_var_err"], var, rtol=1e-12)
+
+
 def test_experiment_list():
     names = [e.name for e in experiments(["rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"],
                                          base_pairs=10, sizes=[12, 20])]

@@ -133,7 +133,9 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     pool (as written by ``python -m evalrank stage predict``); ``lengths`` are the pool
     documents' lengths in the same row order, or None for unit costs (every query
     costs 1: datasets without a length feature). Returns a flat dict of arrays
-    (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``seconds_<m>``: time of all q* of measure m).
+    (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``pred_mean_<m>`` and
+    ``pred_var_<m>``: the label model's mean and variance of each query's loss or difference,
+    Theorem 3, for the label-model check; ``seconds_<m>``: time of all q* of measure m).
     """
     pa = preds[exp.a]
     labels, offsets = pa["labels"], pa["offsets"]
@@ -160,11 +162,14 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
         out[f"values_{m}"] = values
         out[f"truth_{m}"] = np.float64(values.mean())
         t0 = time.perf_counter()
+        keep = {}
         if exp.kind == "estimate":
-            qs = q_star_methods(probs, offsets, order_a, m, out["costs"], methods=methods)
+            qs = q_star_methods(probs, offsets, order_a, m, out["costs"], methods=methods, keep=keep)
         else:
-            qs = q_star_difference_methods(probs, offsets, order_a, off_b, order_b, m, out["costs"], methods=methods)
+            qs = q_star_difference_methods(probs, offsets, order_a, off_b, order_b, m, out["costs"], methods=methods,
+                                           keep=keep)
         out[f"seconds_{m}"] = np.float64(time.perf_counter() - t0)
+        out[f"pred_mean_{m}"], out[f"pred_var_{m}"] = keep["mean"], keep["var"]
         for method, q in qs.items():
             out[f"q_{m}_{method}"] = q
     return out

@@ -71,24 +71,29 @@ def uniform_label_model(n_docs: int, n_grades: int) -> np.ndarray:
     return np.full((int(n_docs), int(n_grades)), 1.0 / n_grades)
 
 
-def _variants(probs, n_queries, costs, methods, mean_var) -> dict:
+def _variants(probs, n_queries, costs, methods, mean_var, keep=None) -> dict:
     """q of every method in ``methods``; ``mean_var(probs)`` gives the per-query
     (E, Var) of the loss under a label model. The moments are computed once per
     label model: ``active`` and ``active_uniC`` share them, ``active_uniD`` uses
-    the uniform model."""
+    the uniform model. ``keep``: a dict that receives the label model's ``mean`` and
+    ``var`` per query (computed even if no method needs them)."""
     methods = [_check_method(m) for m in ([methods] if isinstance(methods, str) else methods)]
     costs = _check_costs(costs, n_queries)
     probs_shape = np.shape(probs)
     moments = {}
     out = {}
+    if keep is not None:
+        keep["mean"], keep["var"] = mean_var(probs)
     for method in methods:
         if method == "passive":
             out[method] = np.full(n_queries, 1.0 / n_queries)
             continue
         model = "uniform" if method == "active_uniD" else "model"
         if model not in moments:
-            p = uniform_label_model(*probs_shape) if model == "uniform" else probs
-            mean, var = mean_var(p)
+            if model == "model" and keep is not None:
+                mean, var = keep["mean"], keep["var"]
+            else:
+                mean, var = mean_var(uniform_label_model(*probs_shape) if model == "uniform" else probs)
             centre = float(mean.mean())  # R_theta (eq. 20) or Delta_theta
             moments[model] = var + (mean - centre) ** 2
         out[method] = instrumental(moments[model], np.ones(n_queries) if method == "active_uniC" else costs)
@@ -114,11 +119,12 @@ def q_star(probs, offsets, order, measure, costs, *, method: str = "active", k=N
     return q_star_methods(probs, offsets, order, measure, costs, methods=(method,), k=k)[method]
 
 
-def q_star_methods(probs, offsets, order, measure, costs, *, methods=METHODS, k=None) -> dict:
+def q_star_methods(probs, offsets, order, measure, costs, *, methods=METHODS, k=None, keep=None) -> dict:
     """:func:`q_star` for several methods at once, ``{method: q}``, computing the
-    Theorem 3 moments once per label model."""
+    Theorem 3 moments once per label model. ``keep``: a dict that receives the label
+    model's per-query ``mean`` and ``var`` of the loss (the label-model check)."""
     return _variants(probs, len(np.asarray(offsets)) - 1, costs, methods,
-                     lambda p: batch_mean_var(p, offsets, order, measure, k=k))
+                     lambda p: batch_mean_var(p, offsets, order, measure, k=k), keep)
 
 
 def q_star_difference(probs, offsets_a, order_a, offsets_b, order_b, measure, costs, *,
@@ -136,7 +142,9 @@ def q_star_difference(probs, offsets_a, order_a, offsets_b, order_b, measure, co
 
 
 def q_star_difference_methods(probs, offsets_a, order_a, offsets_b, order_b, measure, costs, *,
-                              methods=METHODS, k=None) -> dict:
-    """:func:`q_star_difference` for several methods at once, ``{method: q}``."""
+                              methods=METHODS, k=None, keep=None) -> dict:
+    """:func:`q_star_difference` for several methods at once, ``{method: q}``; ``keep`` as in
+    :func:`q_star_methods` (mean and variance of the difference)."""
     return _variants(probs, len(np.asarray(offsets_a)) - 1, costs, methods,
-                     lambda p: batch_difference_mean_var(p, offsets_a, order_a, offsets_b, order_b, measure, k=k))
+                     lambda p: batch_difference_mean_var(p, offsets_a, order_a, offsets_b, order_b, measure, k=k),
+                     keep)
