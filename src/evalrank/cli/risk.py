@@ -82,7 +82,7 @@ def cmd_risk_population(a):
     io.write_table(table.merge(meta, on="system", how="left"), a.table)
 
 
-def _risk_table6(names, X, a, out: Path, title: str):
+def _risk_table6(names, X, a, out: Path, title: str, kinds=None):
     from evalrank import io
     from evalrank.plots.risk import plot_georisk
     from evalrank.riskstudy import population
@@ -95,7 +95,13 @@ def _risk_table6(names, X, a, out: Path, title: str):
     io.write_table(t6, out / "table6.csv", float_format="%.4f")
     io.write_table(obs, out / "observations.csv", float_format="%.4f")
     io.write_table(curves, out / "georisk_curves.csv", float_format="%.6f")
-    plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline)
+    key = None
+    if kinds is not None:  # the population's names (systems.py); a TREC run's name is its file's
+        from evalrank.riskstudy.systems import name_key
+
+        kind = dict(zip(names, kinds))
+        key = name_key(t6["system"].tolist(), [kind[s] for s in t6["system"]], baseline=a.baseline)
+    plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline, relative=True, key=key)
     return t6, obs
 
 
@@ -110,7 +116,8 @@ def cmd_risk_table6(a):
     d = io.load_arrays(a.population)
     names = [str(n) for n in d["names"]]
     t6, obs = _risk_table6(names, d["X"], a, Path(a.out_dir),
-                           f"Fig. 3: GeoRisk, top {a.top} of {len(names)} systems")
+                           f"Fig. 3: GeoRisk, top {a.top} of {len(names)} systems",
+                           kinds=[str(k) for k in d["kinds"]] if "kinds" in d else None)  # none: from 'risk --out-dir'
     _log("Table 6:\n" + _table6_text(t6, a.measure, a.alphas))
     _log("observations:\n" + obs.to_string(index=False))
 

@@ -22,6 +22,7 @@ Every random choice comes from ``seeds.rng(seed, "risk", "population", ...)``.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 
 import numpy as np
@@ -29,7 +30,10 @@ import numpy as np
 from evalrank import seeds
 from evalrank.data.collection import Collection
 
-__all__ = ["single_feature_scores", "lightgbm_variants", "variant_specs"]
+__all__ = ["single_feature_scores", "lightgbm_variants", "variant_specs", "name_key"]
+
+_VARIANT = re.compile(r"(lm|gbrt)_q(\d+)_f(\d+)_s(\d+)")
+_FEATURE = re.compile(r"f(\d+)")
 
 
 def single_feature_scores(test: Collection, features) -> dict[str, np.ndarray]:
@@ -58,6 +62,28 @@ def variant_specs(objectives, n_seeds: int, train_fractions, feature_shares) -> 
         specs.append({"name": name, "objective": obj, "train_fraction": float(frac), "feature_share": float(share),
                       "replicate": int(s)})
     return specs
+
+
+def name_key(names, kinds, *, baseline=None) -> list[str]:
+    """What the population's names mean, one line per kind of name among
+    ``names`` (``kinds``: the ``kind`` of each, as in ``population.npz``):
+    the key printed under Fig. 3. Names of another shape are left out."""
+    kinds = list(kinds)
+    if len(kinds) != len(names):
+        raise ValueError(f"kinds must have one entry per name ({len(names)}), got {len(kinds)}")
+    variants = [n for n, k in zip(names, kinds) if k == "lightgbm" and _VARIANT.fullmatch(n)]
+    features = [n for n, k in zip(names, kinds) if k == "feature" and _FEATURE.fullmatch(n)]
+    models = [n for n, k in zip(names, kinds) if k == "pipeline model"]
+    lines = []
+    if variants:
+        lines.append("lm_qQ_fF_sS / gbrt_qQ_fF_sS: LightGBM (lambdarank / regression objective) trained on Q % of the "
+                     "training queries and a random F % of the features, replicate S")
+    if features:
+        b = f"; {baseline} is the baseline" if baseline in features else ""
+        lines.append(f"fN: LETOR feature N used as the score (MSLR's f110: BM25 of the whole document){b}")
+    if models:
+        lines.append(f"{', '.join(models)}: the pipeline's own trained models")
+    return lines
 
 
 def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, params: dict, n_jobs: int = 1,
