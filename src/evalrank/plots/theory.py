@@ -82,7 +82,7 @@ def plot_lists(table, path, *, inset=False, title=None):
     with a ± 2 SE band over queries; ``inset``: a second panel enlarging the
     largest n (the paper's Fig. 1, where the rankers' standard NDCG nearly
     meet)."""
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullFormatter, NullLocator
 
     rankers = list(dict.fromkeys(table["ranker"]))
     fig, axes = subplots(1, 2 if inset else 1, width=4.6 if inset else 6.0, height=3.6)
@@ -94,6 +94,7 @@ def plot_lists(table, path, *, inset=False, title=None):
             a.fill_between(t["n"], t["mean"] - 2 * t["se"], t["mean"] + 2 * t["se"], color=color(i), alpha=0.12,
                            lw=0)
         a.set_xscale("log")
+        a.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))  # 1,000 rather than 10^3
         a.xaxis.set_minor_formatter(NullFormatter())
         a.set_xlabel("n (first documents of each query)")
 
@@ -103,8 +104,14 @@ def plot_lists(table, path, *, inset=False, title=None):
     ax.legend(fontsize=8, loc="best")
     if inset:
         big = np.sort(table.n.unique())[-3:]
-        draw(axes[0][1], table[table.n.isin(big)])
-        axes[0][1].set_title(f"enlarged: n = {big[0]:,}-{big[-1]:,}", fontsize=8.5)
+        zoom = axes[0][1]
+        draw(zoom, table[table.n.isin(big)])
+        # a log axis within one decade shows a single labelled tick (10^3): label the sizes drawn instead
+        zoom.xaxis.set_major_locator(FixedLocator(big))
+        zoom.xaxis.set_minor_locator(NullLocator())
+        zoom.yaxis.set_major_locator(MaxNLocator(nbins=6, min_n_ticks=4))
+        zoom.set_ylabel("NDCG, mean over queries (± 2 SE)")
+        zoom.set_title(f"enlarged: n = {big[0]:,}-{big[-1]:,}", fontsize=8.5)
     if title:
         fig.suptitle(title, fontsize=9)
     return save_figure(fig, path)
