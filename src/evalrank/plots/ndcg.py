@@ -58,9 +58,11 @@ def plot_fig1(curves, learners, train_conventions, eval_conventions, path, *, ti
 
 def plot_fig2(curves, learners, train_convention, eval_conventions, path, *, title=None):
     """Columns = evaluation conventions, one curve per learner, all trained
-    with ``train_convention``."""
+    with ``train_convention``. The panels share one y-axis, so that equal
+    values look equal across conventions (the paper's point is how much the
+    numbers and the learners' order move with the convention)."""
     require_columns(curves, _COLUMNS, "curves")
-    fig, axes = subplots(1, len(eval_conventions), width=3.6, height=3.0)
+    fig, axes = subplots(1, len(eval_conventions), width=3.6, height=3.0, sharey=True)
     for j, ev in enumerate(eval_conventions):
         ax = axes[0][j]
         for c, learner in enumerate(learners):
@@ -73,8 +75,9 @@ def plot_fig2(curves, learners, train_convention, eval_conventions, path, *, tit
         ax.set_title(f"evaluated: {_label(ev)}")
         ax.set_xlabel("cut-off k")
         ax.set_xticks(range(1, int(curves["k"].max()) + 1))
+        ax.tick_params(labelleft=True)  # every panel its own tick labels, on the shared axis
         if j == 0:
-            ax.set_ylabel(f"NDCG@k (trained: {_label(train_convention)})")
+            ax.set_ylabel(f"NDCG@k (trained: {_label(train_convention)})\none y-axis for all panels")
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside right center")
     if title:
