@@ -77,9 +77,9 @@ def plot_georisk(curves, path, *, title=None, systems=None, baseline=None, relat
         for i, s in enumerate(others):
             ax2.plot(rel.index, rel[s], lw=1.3, ms=4, mfc="none", label=labels[s], **_style(i))
         ax2.axhline(0, color="0.6", lw=0.8, zorder=0)
-        ax2.set_title(f"(b) GeoRisk minus the mean of the {len(others)} systems at each $\\alpha$\n"
-                      "(where lines cross, GeoRisk's order of the systems changes)", fontsize=9)
-        ax2.set_ylabel("GeoRisk \u2212 mean of the systems")
+        ax2.set_title(f"(b) GeoRisk minus the {len(others)} systems' mean at each $\\alpha$\n"
+                      "(where lines cross, GeoRisk's order changes)", fontsize=9)
+        ax2.set_ylabel("GeoRisk \u2212 the systems' mean")
     for a in (a for row in axes for a in row):
         a.set_xlabel(r"risk sensitivity $\alpha$")
         a.set_xticks(np.arange(0, a1 + 1, 1 if a1 <= 10 else 2))
@@ -90,7 +90,7 @@ def plot_georisk(curves, path, *, title=None, systems=None, baseline=None, relat
     else:
         ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
     if key:
-        fig.supxlabel("\n".join(textwrap.fill(k, 170, subsequent_indent="    ") for k in key), fontsize=7,
+        fig.supxlabel("\n".join(textwrap.fill(k, 160, subsequent_indent="    ") for k in key), fontsize=8,
                       ha="left", x=0.01)
     if title:
         fig.suptitle(title)
