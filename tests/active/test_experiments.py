@@ -10,6 +10,7 @@ import pytest
 from evalrank import io
 from evalrank.active.experiments import (
     Experiment,
+    dcg_document_residuals,
     drop_documents,
     errors,
     experiments,
@@ -110,6 +111,40 @@ def test_setup_keeps_the_label_models_moments():
                                           order_b, "err")
     np.testing.assert_allclose(sel["pred_mean_err"], mean, rtol=1e-12)
     np.testing.assert_allclose(sel["pred_var_err"], var, rtol=1e-12)
+
+
+def test_dcg_document_residuals():
+    """Per query sum c_z^2 (g - E g)^2: the squares of the terms whose sum is L - E_theta[L]; its
+    expectation under the label model is Theorem 3's variance; 0 for a model sure of the labels."""
+    from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
+
+    p, _ = _preds(4, nq=12)
+    rf, orf = p["rf"], p["ordinal_rf"]
+    off, labels = rf["offsets"], rf["labels"]
+    order_a, order_b = rank_order(rf["scores"], off), rank_order(orf["scores"], off)
+    off_d, order_d = drop_documents(off, order_a, 0.3, np.random.default_rng(0))
+    gains = 2.0 ** np.arange(5) - 1
+    for probs in (rf["probs"], np.eye(5)[labels]):
+        for args, mv in (((), batch_mean_var(probs, off, order_a, "dcg")),
+                         ((off, order_b), batch_difference_mean_var(probs, off, order_a, off, order_b, "dcg")),
+                         ((off_d, order_d), batch_difference_mean_var(probs, off, order_a, off_d, order_d, "dcg"))):
+            got = dcg_document_residuals(labels, probs, off, order_a, *args)
+            for x in range(12):
+                coef = {}
+                for k, doc in enumerate(order_a[off[x]:off[x + 1]]):
+                    coef[doc] = 1 / np.log2(k + 2)
+                if args:
+                    ob, ordb = args
+                    for k, doc in enumerate(ordb[ob[x]:ob[x + 1]]):
+                        coef[doc] = coef.get(doc, 0.0) - 1 / np.log2(k + 2)
+                terms = [c * (gains[labels[d]] - probs[d] @ gains) for d, c in coef.items()]
+                assert got[x] == pytest.approx(np.sum(np.square(terms)), abs=1e-12)
+                assert (sum(terms)) ** 2 == pytest.approx((true_losses(labels, off, order_a, "dcg", max_grade=4)[x] - (
+                    true_losses(labels, *args, "dcg", max_grade=4)[x] if args else 0) - mv[0][x]) ** 2, abs=1e-9)
+                expect = sum(c * c * (probs[d] @ gains ** 2 - (probs[d] @ gains) ** 2) for d, c in coef.items())
+                assert expect == pytest.approx(mv[1][x], abs=1e-9)
+            if probs is not rf["probs"]:
+                np.testing.assert_allclose(got, 0.0, atol=1e-20)
 
 
 def test_experiment_list():

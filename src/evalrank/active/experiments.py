@@ -31,8 +31,8 @@ from evalrank.metrics.dcg import dcg_sorted, gain_values
 from evalrank.metrics.err import err_sorted, stop_probability
 from evalrank.metrics.ranking import positions, rank_order
 
-__all__ = ["Experiment", "experiments", "true_losses", "drop_documents", "setup_experiment",
-           "errors", "savings_row", "PAPER_SAVINGS"]
+__all__ = ["Experiment", "experiments", "true_losses", "drop_documents", "dcg_document_residuals",
+           "setup_experiment", "errors", "savings_row", "PAPER_SAVINGS"]
 
 #: Savings reported by Sawade et al. (Sec. 5) at the reference budget.
 PAPER_SAVINGS = {
@@ -105,6 +105,25 @@ def true_losses(labels, offsets, order, measure: str, *, max_grade: int) -> np.n
     raise ValueError(f"measure must be 'dcg' or 'err', got {measure!r}")
 
 
+def dcg_document_residuals(labels, probs, offsets, order_a, offsets_b=None, order_b=None) -> np.ndarray:
+    """Per query ``sum_z c_z^2 (g(y_z) - E_theta[g(y_z)])^2``: the squared errors of the label
+    model's expected gains, each weighted by the document's coefficient ``c_z`` in DCG (eq. 1:
+    its discount in ``r_1``, minus its discount in ``r_2`` for a difference; 0 where absent).
+    DCG is linear in the gains, so ``(L_x - E_theta[L | x])^2`` is the square of the sum of the
+    terms ``c_z (g - E g)``; this is the part without the cross terms, whose expectation under the
+    label model is Theorem 3's variance (eq. 3's independence). The rest of the realized squared
+    error is the cross terms: errors of the model that go the same way within a query."""
+    labels, probs = np.asarray(labels), np.asarray(probs, dtype=np.float64)
+    n = labels.size
+    coef = np.zeros(n)
+    coef[order_a] = 1.0 / np.log2(positions(offsets) + 2.0)
+    if order_b is not None:
+        coef[order_b] -= 1.0 / np.log2(positions(offsets_b) + 2.0)
+    gains = gain_values(np.arange(probs.shape[1]))
+    res = coef * (gain_values(labels) - probs @ gains)
+    return np.bincount(segment_ids(offsets), weights=res * res, minlength=len(offsets) - 1)
+
+
 def drop_documents(offsets, order, share: float, rng: np.random.Generator):
     """Remove ``round(share * n)`` documents at random from every result list (keeping
     the rank order of the rest): the outdated index of Sawade Sec. 5.2."""
@@ -135,7 +154,8 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     costs 1: datasets without a length feature). Returns a flat dict of arrays
     (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``pred_mean_<m>`` and
     ``pred_var_<m>``: the label model's mean and variance of each query's loss or difference,
-    Theorem 3, for the label-model check; ``seconds_<m>``: time of all q* of measure m).
+    Theorem 3, for the label-model check; for DCG ``doc_sq_dcg``,
+    :func:`dcg_document_residuals`; ``seconds_<m>``: time of all q* of measure m).
     """
     pa = preds[exp.a]
     labels, offsets = pa["labels"], pa["offsets"]
@@ -170,6 +190,9 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
                                            keep=keep)
         out[f"seconds_{m}"] = np.float64(time.perf_counter() - t0)
         out[f"pred_mean_{m}"], out[f"pred_var_{m}"] = keep["mean"], keep["var"]
+        if m == "dcg":
+            out["doc_sq_dcg"] = (dcg_document_residuals(labels, probs, offsets, order_a) if exp.kind == "estimate"
+                                 else dcg_document_residuals(labels, probs, offsets, order_a, off_b, order_b))
         for method, q in qs.items():
             out[f"q_{m}_{method}"] = q
     return out
