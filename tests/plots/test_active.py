@@ -13,6 +13,7 @@ import pytest  # noqa: E402
 from evalrank.plots.active import (  # noqa: E402
     experiment_title,
     plot_costs,
+    plot_coverage,
     plot_error_curves,
     plot_train_size,
 )
@@ -170,3 +171,26 @@ def test_deterministic(tmp_path):
         call(a)
         call(b)
         assert a.read_bytes() == b.read_bytes()
+
+
+def _coverage():
+    rows = []
+    for e, quantity in (("fig1_rf", "ranker"), ("fig3_index_update", "difference")):
+        for measure in ("err", "dcg"):
+            for k, method in enumerate(METHODS):
+                for b in BUDGETS:
+                    c = 0.95 - 0.4 / b * (1 + k)
+                    rows.append(dict(experiment=e, quantity=quantity, measure=measure, method=method, budget=b,
+                                     level=0.95, campaigns=5000, coverage=c, coverage_se=np.sqrt(c * (1 - c) / 5000)))
+    return pd.DataFrame(rows)
+
+
+def test_plot_coverage(tmp_path):
+    path = tmp_path / "coverage.png"
+    _check_png(plot_coverage(_coverage(), ["fig1_rf", "fig3_index_update"], path), path)
+    with pytest.raises(ValueError, match="no rows"):
+        plot_coverage(_coverage(), ["fig2_rf_vs_ordinal_rf"], tmp_path / "x.png")
+    with pytest.raises(ValueError, match="methods"):
+        plot_coverage(_coverage(), ["fig1_rf"], tmp_path / "x.png", methods=("oracle",))
+    with pytest.raises(ValueError, match="coverage"):
+        plot_coverage(_coverage().drop(columns="coverage_se"), ["fig1_rf"], tmp_path / "x.png")

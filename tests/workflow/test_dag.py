@@ -56,8 +56,14 @@ def test_active_stage(res):
     assert (curves["pool_cost"] == 64).all() and (curves["n_whole_pool"] == 0).all()  # budgets 2..20 < 64
     # Fig. 3's larger RF reuses the base RF's tuning: one grid point
     assert len(pd.read_csv(res / "fold2" / "models" / "rf_n150.tuning.csv")) == 1
-    for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg"):
+    for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg", "coverage"):
         assert (res / "active" / f"{f}.png").stat().st_size > 5000
+    # the interval's coverage: every experiment x measure x method x budget over the 40 runs
+    cov = pd.read_csv(res / "active" / "coverage.csv")
+    assert len(cov) == 8 * 2 * 4 * 4 and (cov["campaigns"] + cov["n_no_interval"] == 40).all()
+    assert cov["coverage"].between(0, 1).all() and (cov["level"] == 0.95).all()
+    check = pd.read_csv(res / "active" / "label_model_check.csv")
+    assert len(check) == 8 * 2 and (check["ratio"] > 0).all()
 
 
 def test_ndcg_stage(res):

@@ -1,5 +1,6 @@
 # Active evaluation (Sawade et al. 2012, Sec. 5): per fold and experiment, q* of every
-# method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3.
+# method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3, the
+# coverage study of the interval (coverage.csv, coverage.png) and label_model_check.csv.
 from evalrank.active.experiments import experiments as _experiments
 
 ACT = config["active"]
@@ -32,7 +33,14 @@ def active_outputs():
     figs = [f"{RESULTS}/active/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
     if SIZES:
         figs += [f"{RESULTS}/active/fig3_train_size_{m}.png" for m in ACT["measures"]]
-    return [f"{RESULTS}/active/savings.csv", f"{RESULTS}/active/curves.csv", f"{RESULTS}/active/costs.png"] + figs
+    return [
+        f"{RESULTS}/active/savings.csv",
+        f"{RESULTS}/active/curves.csv",
+        f"{RESULTS}/active/costs.png",
+        f"{RESULTS}/active/coverage.csv",
+        f"{RESULTS}/active/coverage.png",
+        f"{RESULTS}/active/label_model_check.csv",
+    ] + figs
 
 
 rule split_sized:
@@ -157,14 +165,26 @@ rule active_summary:
         curves=f"{RESULTS}/active/curves.csv",
         costs=report(f"{RESULTS}/active/costs.png", caption="../report/costs.rst", category="Active evaluation"),
         figures=report(
-            [f for f in active_outputs() if f.endswith(".png") and not f.endswith("costs.png")],
+            [f for f in active_outputs() if f.endswith(".png") and not f.endswith(("costs.png", "coverage.png"))],
             caption="../report/active.rst",
+            category="Active evaluation",
+        ),
+        coverage=report(
+            f"{RESULTS}/active/coverage.csv", caption="../report/coverage_table.rst", category="Active evaluation"
+        ),
+        coverage_fig=report(
+            f"{RESULTS}/active/coverage.png", caption="../report/coverage.rst", category="Active evaluation"
+        ),
+        label_check=report(
+            f"{RESULTS}/active/label_model_check.csv",
+            caption="../report/label_model_check.rst",
             category="Active evaluation",
         ),
     params:
         out=f"{RESULTS}/active",
         ref=ACT["reference_budget"],
         ts_budget=_TS["budget"],
+        level=ACT["coverage_level"],
     log:
         f"{LOGS}/active/summary.log",
     benchmark:
@@ -176,4 +196,4 @@ rule active_summary:
     shell:
         "python -m evalrank stage active-summary --setups {input.setups:q} --shards {input.shards:q}"
         " --reference-budget {params.ref} --train-size-budget {params.ts_budget}"
-        " --out-dir {params.out:q} 2> {log:q}"
+        " --level {params.level} --out-dir {params.out:q} 2> {log:q}"

@@ -1,4 +1,6 @@
-"""Merge Monte Carlo shards into error curves and the savings table (Sawade et al. Sec. 5)."""
+"""Merge Monte Carlo shards into error curves and the savings table (Sawade et al. Sec. 5), the
+coverage study of the interval (:func:`coverage_table`) and the label-model check
+(:func:`label_model_table`)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,10 @@ import numpy as np
 
 from evalrank import io
 from evalrank.active.experiments import PAPER_SAVINGS, errors, savings_row
-from evalrank.active.montecarlo import STOP_CAPPED, STOP_WHOLE_POOL
+from evalrank.active.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, STOP_WHOLE_POOL
 from evalrank.active.sampling import METHODS
 
-__all__ = ["summarize", "savings_table"]
+__all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width"]
 
 SAVINGS_COLUMNS = ["experiment", "measure", "reference_budget", "passive_error", "active_budget_needed",
                    "saving", "paper_saving"]
@@ -34,17 +36,7 @@ def summarize(setup_paths, shard_paths):
     """
     import pandas as pd
 
-    setups = {}
-    order = []
-    for p in setup_paths:
-        s = io.load_arrays(p)
-        meta = json.loads(str(s["meta"]))
-        key = (meta["experiment"], int(meta["fold"]))
-        if key in setups:
-            raise ValueError(f"two setups for experiment {key[0]} fold {key[1]}")
-        setups[key] = (meta, s)
-        if meta["experiment"] not in order:
-            order.append(meta["experiment"])
+    setups, order = _setups(setup_paths)
     acc = defaultdict(list)
     covered = defaultdict(list)
     truths = defaultdict(dict)
@@ -128,3 +120,207 @@ def savings_table(curves, *, reference_budget: float, train_size_budget: float):
         paper = PAPER_SAVINGS.get(exp, "45%" if sizes and exp == sizes[-1] else "")
         rows.append({"experiment": exp, "measure": m, **row, "paper_saving": paper})
     return pd.DataFrame(rows, columns=SAVINGS_COLUMNS)
+
+
+COVERAGE_COLUMNS = ["experiment", "quantity", "measure", "method", "budget", "level", "campaigns", "coverage",
+                    "coverage_se", "miss_low", "miss_high", "mean_width", "mean_stderr", "sd_estimate", "bias",
+                    "mean_draws", "n_exact", "n_infinite", "n_no_interval"]
+
+
+def half_width(stderr, n, level: float):
+    """The interval's half width ``t_{n-1, (1+level)/2} * stderr`` of
+    :func:`evalrank.active.interval.interval_from_sums` for stored standard errors: infinite
+    below two draws, NaN where the standard error is NaN (no interval)."""
+    from scipy import stats
+
+    se = np.asarray(stderr, dtype=np.float64)
+    n = np.asarray(n)
+    # the quantile once per distinct number of draws (scipy's t.ppf is slow per element)
+    df, inverse = np.unique(np.maximum(n - 1, 1), return_inverse=True)
+    with np.errstate(invalid="ignore"):
+        half = stats.t.ppf(0.5 + level / 2, df)[inverse.reshape(n.shape)] * se
+    return np.where(np.isnan(se), np.nan, np.where(n > 1, half, np.inf))
+
+
+def _setups(setup_paths):
+    setups, order = {}, []
+    for p in setup_paths:
+        s = io.load_arrays(p)
+        meta = json.loads(str(s["meta"]))
+        key = (meta["experiment"], int(meta["fold"]))
+        if key in setups:
+            raise ValueError(f"two setups for experiment {key[0]} fold {key[1]}")
+        setups[key] = (meta, s)
+        if meta["experiment"] not in order:
+            order.append(meta["experiment"])
+    return setups, order
+
+
+def coverage_table(setup_paths, shard_paths, *, level: float = 0.95):
+    """The coverage study: how often the nominal ``level`` interval of eq. 6
+    (:mod:`evalrank.active.interval`) covers the truth, over the Monte Carlo's campaigns.
+
+    One row per (experiment, measure, method, budget), over all repetitions of all folds
+    (each fold's interval judged against its own truth): ``campaigns`` (runs with an
+    interval), ``coverage`` (share covering the truth) and its binomial standard error
+    ``coverage_se``, ``miss_low`` / ``miss_high`` (share with the truth below / above the
+    interval), ``mean_width`` (of the finite intervals), ``mean_stderr`` beside
+    ``sd_estimate`` (the empirical sd of ``estimate - truth``: what the standard error
+    estimates), ``bias`` (mean ``estimate - truth``), ``mean_draws``; ``n_exact`` (whole pool or
+    every query labelled: standard error 0, covered iff the estimate is the truth),
+    ``n_infinite`` (fewer than two draws: an infinite interval, counted as covering) and
+    ``n_no_interval`` (left out: no draw, or an exhausted run with undrawable queries; see
+    :func:`evalrank.active.montecarlo.standard_errors`). ``quantity`` is ``ranker`` (R of one
+    ranker) or ``difference`` (Delta of two; the model-selection experiments too).
+    """
+    import pandas as pd
+
+    setups, order = _setups(setup_paths)
+    acc = defaultdict(list)
+    budgets = None
+    for p in shard_paths:
+        sh = io.load_arrays(p)
+        meta = json.loads(str(sh["meta"]))
+        key = (meta["experiment"], int(meta["fold"]))
+        if key not in setups:
+            raise ValueError(f"shard {p} belongs to {key}, which has no setup")
+        if budgets is None:
+            budgets = sh["budgets"]
+        elif not np.array_equal(budgets, sh["budgets"]):
+            raise ValueError(f"shard {p} used other budgets than the first shard")
+        smeta, s = setups[key]
+        for m in smeta["measures"]:
+            truth = float(s[f"truth_{m}"])
+            for method in METHODS:
+                if f"stderr_{m}_{method}" not in sh:
+                    raise ValueError(f"shard {p} has no standard errors (written before the coverage study): "
+                                     "delete the active stage's shard*.npz files and run again")
+                est, se, n = sh[f"estimate_{m}_{method}"], sh[f"stderr_{m}_{method}"], sh[f"n_{m}_{method}"]
+                half = half_width(se, n, level)
+                stop = sh[f"stop_{m}_{method}"]
+                # exact: the whole pool, or every query labelled (montecarlo.standard_errors gave 0)
+                exact = (stop == STOP_WHOLE_POOL) | ((stop == STOP_EXHAUSTED) & (se == 0.0))
+                err = est - truth
+                tol = 1e-12 * max(1.0, abs(truth))
+                covered = np.where(exact, np.abs(err) <= tol, np.abs(err) <= half)
+                acc[(key[0], m, method)].append((err, se, half, n, exact, covered))
+    if budgets is None:
+        raise ValueError("no shards")
+    rows = []
+    for exp in order:
+        meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
+        for m in meta0["measures"]:
+            for method in METHODS:
+                err, se, half, n, exact, covered = (np.concatenate(parts) for parts in zip(*acc[(exp, m, method)]))
+                for j, b in enumerate(budgets):
+                    ok = ~np.isnan(se[:, j])
+                    k = int(ok.sum())
+                    e, h, c = err[ok, j], half[ok, j], covered[ok, j]
+                    cov = float(c.mean()) if k else float("nan")
+                    fin = np.isfinite(h)
+                    rows.append({
+                        "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
+                        "measure": m, "method": method, "budget": float(b), "level": float(level),
+                        "campaigns": k, "coverage": cov,
+                        "coverage_se": float(np.sqrt(cov * (1 - cov) / k)) if k else float("nan"),
+                        "miss_low": float(np.mean(e - h > 0) if k else np.nan),
+                        "miss_high": float(np.mean(e + h < 0) if k else np.nan),
+                        "mean_width": float(2 * h[fin].mean()) if fin.any() else float("nan"),
+                        "mean_stderr": float(se[ok, j].mean()) if k else float("nan"),
+                        "sd_estimate": float(e.std(ddof=1)) if k > 1 else float("nan"),
+                        "bias": float(e.mean()) if k else float("nan"),
+                        "mean_draws": float(n[ok, j].mean()) if k else float("nan"),
+                        "n_exact": int(exact[ok, j].sum()), "n_infinite": int(np.isinf(h).sum()),
+                        "n_no_interval": int(err.shape[0] - k),
+                    })
+    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+
+
+LABEL_CHECK_COLUMNS = ["experiment", "quantity", "measure", "queries", "predicted_variance", "realized_squared_error",
+                       "ratio", "realized_documents", "overconfident", "corr_abs_deviation", "corr_second_moment",
+                       "budget_factor_active", "budget_factor_oracle"]
+
+
+def _budget_factor(q, values, costs) -> float:
+    """Budget ``q`` needs relative to passive sampling for the same asymptotic variance of eq. 6,
+    with the true losses: ``[sum_x (L_x - R)^2 / (m^2 q(x))] [sum_x q(x) lambda(x)]`` over
+    ``[sum_x (L_x - R)^2 / m] [mean lambda]`` (the objective of Theorem 1, n Var x expected cost
+    per draw). Infinite when ``q`` is 0 on a query whose loss differs from ``R``."""
+    m = values.size
+    d2 = (values - values.mean()) ** 2
+    passive = d2.mean() * costs.mean()
+    if passive == 0:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(d2 > 0, d2 / (m * m * q), 0.0)
+    return float(terms.sum() * np.dot(q, costs) / passive)
+
+
+def label_model_table(setup_paths):
+    """The label-model check of every experiment and measure, over the pool queries of all folds.
+
+    The label model (a model's ``p(y | x, z)``, for two rankers the mixture of theirs, as the
+    stage's q* uses it) predicts each query's loss (or difference) with mean ``E_theta[L | x]`` and
+    variance ``Var_theta[L | x]`` (Theorem 3); the true labels give ``L_x``.
+    ``predicted_variance`` = mean ``Var_theta``, ``realized_squared_error`` = mean
+    ``(L_x - E_theta[L | x])^2``, ``ratio`` their quotient and ``overconfident`` whether it exceeds
+    :data:`evalrank.active.campaign.OVERCONFIDENT` (:func:`evalrank.active.campaign.label_model_check`,
+    what ``evalrank active estimate`` reports). For DCG, ``realized_documents`` is the part of
+    the realized squared error without cross terms between documents
+    (:func:`evalrank.active.experiments.dcg_document_residuals`: what it would be if the model's
+    errors were independent across a query's documents, as eq. 3 assumes; its expectation is the
+    predicted variance); NaN for ERR. How well q* follows the truth:
+    ``corr_abs_deviation``, the correlation over queries of q*'s cost-free factor
+    ``sqrt(E_theta[(L - R_theta)^2 | x])`` with the actual ``|L_x - R|``; ``corr_second_moment``,
+    of ``E_theta[(L - R_theta)^2 | x]`` with ``(L_x - R)^2``; ``budget_factor_active`` the budget
+    active needs relative to passive for the same asymptotic variance with the true labels
+    (:func:`_budget_factor`; 1 - it is the saving to expect), ``budget_factor_oracle`` the same
+    for the q* a perfect label model would give (``q ∝ |L_x - R| / sqrt(lambda(x))``). Mean over
+    folds for the budget factors.
+    """
+    import pandas as pd
+
+    from evalrank.active.campaign import OVERCONFIDENT, label_model_check
+
+    setups, order = _setups(setup_paths)
+    rows = []
+    for exp in order:
+        folds = [(meta, s) for (e, _), (meta, s) in sorted(setups.items()) if e == exp]
+        meta0 = folds[0][0]
+        for m in meta0["measures"]:
+            if any(f"pred_mean_{m}" not in s for _, s in folds):
+                raise ValueError(f"setup of {exp} has no label-model moments (written before the label-model "
+                                 "check): delete the active stage's setup.npz files and run again")
+            mean = np.concatenate([s[f"pred_mean_{m}"] for _, s in folds])
+            var = np.concatenate([s[f"pred_var_{m}"] for _, s in folds])
+            values = np.concatenate([s[f"values_{m}"] for _, s in folds])
+            dev_pred = np.concatenate([s[f"pred_var_{m}"] + (s[f"pred_mean_{m}"] - s[f"pred_mean_{m}"].mean()) ** 2
+                                       for _, s in folds])
+            dev_true = np.concatenate([(s[f"values_{m}"] - s[f"values_{m}"].mean()) ** 2 for _, s in folds])
+            check = label_model_check(mean, var, values)
+            docs = (float(np.concatenate([s["doc_sq_dcg"] for _, s in folds]).mean())
+                    if m == "dcg" and all("doc_sq_dcg" in s for _, s in folds) else float("nan"))
+            fa, fo = [], []
+            for _, s in folds:
+                v, c = s[f"values_{m}"], s["costs"]
+                fa.append(_budget_factor(s[f"q_{m}_active"], v, c))
+                oracle = np.abs(v - v.mean()) / np.sqrt(c)
+                fo.append(_budget_factor(oracle / oracle.sum(), v, c) if oracle.sum() > 0 else float("nan"))
+            rows.append({
+                "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
+                "measure": m, "queries": check["queries"], "predicted_variance": check["predicted_variance"],
+                "realized_squared_error": check["realized_squared_error"], "ratio": check["ratio"],
+                "realized_documents": docs,
+                "overconfident": bool(check["ratio"] > OVERCONFIDENT),
+                "corr_abs_deviation": _corr(np.sqrt(dev_pred), np.sqrt(dev_true)),
+                "corr_second_moment": _corr(dev_pred, dev_true),
+                "budget_factor_active": float(np.mean(fa)), "budget_factor_oracle": float(np.mean(fo)),
+            })
+    return pd.DataFrame(rows, columns=LABEL_CHECK_COLUMNS)
+
+
+def _corr(a, b) -> float:
+    """Pearson correlation, NaN when either side is constant."""
+    if a.size < 2 or np.std(a) == 0 or np.std(b) == 0:
+        return float("nan")
+    return float(np.corrcoef(a, b)[0, 1])

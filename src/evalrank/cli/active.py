@@ -1,7 +1,8 @@
 """Active evaluation (Sawade et al. 2012): the front door's ``evalrank active plan|estimate``
 (a labelling campaign on your own runs, :mod:`evalrank.active.campaign`) and the ``evalrank
 stage`` commands of ``workflow/rules/active.smk``: q* of every method for one experiment and
-fold, Monte Carlo shards of Algorithm 1, and the merged curves, savings table and Figs. 1-3.
+fold, Monte Carlo shards of Algorithm 1 (with every run's standard error), and the merged
+curves, savings table, Figs. 1-3, the interval's coverage study and the label-model check.
 
 Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.
 """
@@ -69,7 +70,7 @@ def cmd_active_mc(a):
     import numpy as np
 
     from evalrank import io
-    from evalrank.active.montecarlo import STOP_CAPPED, shard_range, simulate
+    from evalrank.active.montecarlo import STOP_CAPPED, shard_range, simulate, standard_errors
     from evalrank.active.sampling import METHODS
     from evalrank.progress import progress
 
@@ -87,6 +88,8 @@ def cmd_active_mc(a):
         out[f"n_{m}_{method}"] = sim["n"]
         out[f"spent_{m}_{method}"] = sim["spent"]
         out[f"stop_{m}_{method}"] = sim["stop"]
+        # eq. 6's standard error of every run (the coverage study of active-summary)
+        out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
     io.save_arrays(a.output, **out)
     n_runs = len(reps) * len(jobs)
     _log(f"{n_runs} runs x {len(a.budgets)} budgets in {time.perf_counter() - t0:.1f}s")
@@ -102,8 +105,8 @@ def cmd_active_mc(a):
 
 def cmd_active_summary(a):
     from evalrank import io
-    from evalrank.active.report import summarize, savings_table
-    from evalrank.plots.active import plot_costs, plot_error_curves, plot_train_size
+    from evalrank.active.report import coverage_table, label_model_table, savings_table, summarize
+    from evalrank.plots.active import plot_costs, plot_coverage, plot_error_curves, plot_train_size
 
     out = Path(a.out_dir)
     curves, costs = summarize(a.setups, a.shards)
@@ -128,6 +131,20 @@ def cmd_active_summary(a):
                             title=f"Fig. 3 right: {m.upper()} difference at Λ = {a.train_size_budget:g}")
     plot_costs(costs, out / "costs.png")
     _log("savings:\n" + sav.to_string(index=False))
+    cov = coverage_table(a.setups, a.shards, level=a.level)
+    io.write_table(cov, out / "coverage.csv")
+    # the figure: one ranker and two differences (a model pair of Sec. 5.2, the index update)
+    shown = [next((e for e in exps if e.startswith(p)), None) for p in ("fig1_", "fig2_", "fig3_index_update")]
+    shown = [e for e in shown if e is not None] or exps[:3]
+    plot_coverage(cov, shown, out / "coverage.png")
+    main = cov[cov["method"].isin(["passive", "active"]) & (cov["campaigns"] > 0)]
+    outside = main[(main["coverage"] < a.level - 0.02) | (main["coverage"] > a.level + 0.02)]
+    _log(f"coverage of the nominal {a.level:.0%} interval, passive and active: {main['coverage'].min():.4f} .. "
+         f"{main['coverage'].max():.4f} over {len(main)} cells; {len(outside)} outside {a.level - 0.02:.0%}.."
+         f"{a.level + 0.02:.0%}" + ((":\n" + outside.to_string(index=False)) if len(outside) else ""))
+    lm = label_model_table(a.setups)
+    io.write_table(lm, out / "label_model_check.csv")
+    _log("label-model check:\n" + lm.to_string(index=False))
 
 
 
@@ -166,14 +183,18 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--output", required=True, help="shard<k>.npz")
 
-    s = add_command(sub, "active-summary", cmd_active_summary, "merge shards: curves.csv, savings.csv and Figs. 1-3")
+    s = add_command(sub, "active-summary", cmd_active_summary,
+                    "merge shards: curves, savings, Figs. 1-3, the interval's coverage, the label-model check")
     s.add_argument("--setups", nargs="+", required=True, help="setup.npz of every fold and experiment")
     s.add_argument("--shards", nargs="+", required=True, help="shard<k>.npz of every fold and experiment")
     s.add_argument("--reference-budget", type=float, required=True,
                    help="budget of the savings table (active.reference_budget)")
     s.add_argument("--train-size-budget", type=float, required=True,
                    help="budget of Fig. 3 right (active.train_sizes.budget)")
-    s.add_argument("--out-dir", required=True, help="folder of curves.csv, savings.csv and the figures")
+    s.add_argument("--level", type=float, required=True,
+                   help="nominal level of the intervals of the coverage study (active.coverage_level)")
+    s.add_argument("--out-dir", required=True, help="folder of curves.csv, savings.csv, coverage.csv, "
+                                                    "label_model_check.csv and the figures")
 
 
 # -- front door: evalrank active plan | estimate ----------------------------------------------

@@ -7,6 +7,8 @@
   Fig. 2, Fig. 3 left/centre); optionally with the cost histogram as first panel.
 * :func:`plot_train_size` -- error at one budget over the number of training
   pairs of the second model (Fig. 3 right).
+* :func:`plot_coverage` -- the share of nominal intervals covering the truth over
+  the budget (the coverage study of :func:`evalrank.active.report.coverage_table`).
 
 The error curves are the ``curves`` table of
 :func:`evalrank.active.report.summarize` (one row per experiment, measure,
@@ -22,7 +24,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["METHOD_STYLES", "experiment_title", "plot_costs", "plot_error_curves", "plot_train_size"]
+__all__ = ["METHOD_STYLES", "experiment_title", "plot_costs", "plot_error_curves", "plot_train_size", "plot_coverage"]
 
 
 def _require_columns(df, columns, name):
@@ -424,4 +426,79 @@ def plot_train_size(curves, measure: str, budget, path, *, prefix: str = "fig3_t
         ax.set_ylim(bottom=0)
         ax.set_title(title if title is not None else rf"$\Lambda$ = {budget:g}")
         ax.legend([_legend_handle(styles[m]) for m in methods], [styles[m]["label"] for m in methods], loc="best")
+        return save_figure(fig, path)
+
+
+_COVERAGE_COLUMNS = ["experiment", "quantity", "measure", "method", "budget", "level", "campaigns", "coverage",
+                     "coverage_se"]
+
+
+def plot_coverage(coverage, experiments, path, *, methods=("passive", "active"), band: float = 0.02) -> list:
+    """Coverage of the nominal interval over the labelling budget: one row of panels per measure,
+    one column per experiment, one line per method with +/- 2 binomial standard errors.
+
+    ``coverage``: the table of :func:`evalrank.active.report.coverage_table`. ``experiments``:
+    experiment ids, one column each. ``methods``: the methods drawn (those present). The nominal
+    level is a dashed line and ``level -/+ band`` a green band (93-97 % for 95 %). Returns the
+    paths written.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    from evalrank.plots.style import save_figure, style
+
+    _require_columns(coverage, _COVERAGE_COLUMNS, "coverage")
+    experiments = _experiment_list(experiments)
+    missing = [e for e in experiments if not (coverage["experiment"] == e).any()]
+    if missing:
+        raise ValueError(f"experiments: no rows for {missing}")
+    measures = [m for m in ("err", "dcg") if (coverage["measure"] == m).any()]
+    measures += sorted(set(coverage["measure"]) - set(measures))
+    methods = [m for m in _method_order(set(methods)) if (coverage["method"] == m).any()]
+    if not methods:
+        raise ValueError("methods: none of them has rows in coverage")
+    styles = _styles(methods)
+    levels = coverage["level"].unique()
+    if len(levels) != 1:
+        raise ValueError(f"coverage has several levels {sorted(levels)}")
+    level = float(levels[0])
+    rows = coverage[coverage["experiment"].isin(experiments) & coverage["method"].isin(methods)
+                    & (coverage["campaigns"] > 0)]
+    low = float(np.nanmin(rows["coverage"] - 2 * rows["coverage_se"])) if len(rows) else level - band
+    ylo = min(level - 2.5 * band, np.floor(low * 100) / 100)
+    log = _use_log_x(rows["budget"].to_numpy(dtype=np.float64), None)
+    nr, nc = len(measures), len(experiments)
+    with style():
+        fig, axes = plt.subplots(nr, nc, figsize=(3.3 * nc, 2.6 * nr + 0.5), layout="constrained", squeeze=False,
+                                 sharey=True)
+        for i, measure in enumerate(measures):
+            for j, exp in enumerate(experiments):
+                ax = axes[i][j]
+                ax.axhspan(level - band, level + band, color="#009E73", alpha=0.12, lw=0, zorder=0)
+                ax.axhline(level, color="0.3", ls="--", lw=0.9, zorder=1)
+                d = rows[(rows["experiment"] == exp) & (rows["measure"] == measure)]
+                for method in methods:
+                    dm = d[d["method"] == method].sort_values("budget")
+                    if dm.empty:
+                        continue
+                    st = styles[method]
+                    ax.errorbar(dm["budget"].to_numpy(dtype=np.float64), dm["coverage"].to_numpy(dtype=np.float64),
+                                yerr=2 * dm["coverage_se"].to_numpy(dtype=np.float64), color=st["color"], ls=st["ls"],
+                                marker=st["marker"], ms=3.5, lw=1.3, elinewidth=0.8, capsize=2.0,
+                                label=st["label"], zorder=st["zorder"])
+                _budget_axis(ax, log)
+                if i < nr - 1:
+                    ax.set_xlabel("")
+                ax.set_ylim(ylo, 1.0)
+                q = d["quantity"].iloc[0] if len(d) else ""
+                what = {"ranker": "R", "difference": r"$\Delta$"}.get(q, "")
+                ax.set_title(f"{experiment_title(exp)}: {measure.upper()} {what}".strip(), fontsize=9)
+                if j == 0:
+                    ax.set_ylabel("share of intervals covering the truth")
+        n = int(rows["campaigns"].max()) if len(rows) else 0
+        handles = [_legend_handle(styles[m]) for m in methods] + [Patch(color="#009E73", alpha=0.3)]
+        labels = [styles[m]["label"] for m in methods] + [f"{level - band:.0%} to {level + band:.0%}"]
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
+        fig.suptitle(f"Coverage of the nominal {level:.0%} interval (eq. 6 \u00b1 t se), "
+                     f"{n:,} campaigns per point, bars \u00b1 2 se")
         return save_figure(fig, path)
