@@ -18,9 +18,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workflow,test,peers]'
 	touch $(STAMP)
 
+# A screenful on the console (stages, progress, where outputs and logs are: evalrank/console.py);
+# Snakemake's full output goes to results/<name>/logs/snakemake-<time>.log. VERBOSE=1: all of it.
+ifeq ($(VERBOSE),1)
+SMK := $(BIN)/snakemake
+else
+SMK := $(BIN)/python -m evalrank.console --snakemake $(BIN)/snakemake --
+endif
 run: $(STAMP)
-	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS)
-	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) --configfile config/mq2008_synthetic.yaml $(ARGS)
+	$(SMK) --profile workflow/profiles/default --cores $(CORES) $(ARGS)
+	$(SMK) --profile workflow/profiles/default --cores $(CORES) --configfile config/mq2008_synthetic.yaml $(ARGS)
 
 report: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html

@@ -1,0 +1,231 @@
+"""``make run``'s console: Snakemake's run in a screenful, its full output in a log file.
+
+``python -m evalrank.console [--log FILE] -- SNAKEMAKE ARGS...`` runs ``snakemake ARGS`` with
+its output (thousands of lines: every job's rule, inputs, outputs and shell command) going to
+``FILE`` (default ``results/<config name>/logs/snakemake-<time>.log``), and prints what a person
+needs: the config and where its outputs go, the jobs per stage, a progress line whenever a
+stage starts or finishes and at most every ``--every`` seconds otherwise (jobs done of all,
+percent, elapsed time, what is running), and at the end where the outputs and logs are. A
+failed job is shown with its rule, its log file and that log's last lines.
+
+A stage is the rule file a rule is written in (``workflow/rules/<stage>.smk``); rules made in
+loops (the data rules of each dataset) are found by name prefix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+__all__ = ["main", "stage_of_rules", "Progress"]
+
+_RULE_DEF = re.compile(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", re.M)
+_STATS_ROW = re.compile(r"^(\w+)\s+(\d+)\s*$")
+_FINISHED = re.compile(r"Finished job(?:id)?:? (\d+)(?: \(Rule: (\w+)\))?")
+_STEPS = re.compile(r"^(\d+) of (\d+) steps \((\d+)%\) done")
+_RULE_START = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):")
+_JOBID = re.compile(r"^\s+jobid: (\d+)")
+_LOG = re.compile(r"^\s+log: (\S+)")
+_ERROR = re.compile(r"^Error in rule (\w+):")
+
+
+def stage_of_rules(rules_dir: Path) -> dict:
+    """``{rule: stage}`` from ``rules_dir/<stage>.smk``'s ``rule NAME:`` lines."""
+    out = {}
+    for f in sorted(Path(rules_dir).glob("*.smk")):
+        for name in _RULE_DEF.findall(f.read_text()):
+            out[name] = f.stem
+    return out
+
+
+def _stage(rule: str, known: dict) -> str:
+    if rule in known:
+        return known[rule]
+    if rule == "all":
+        return "all"
+    for prefix in ("risk", "ndcg", "clicks", "theory", "active"):
+        if rule.startswith(prefix + "_"):
+            return prefix
+    return "data"
+
+
+def _fmt(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class Progress:
+    """Reads Snakemake's output line by line and says, in a few lines, what is happening."""
+
+    def __init__(self, known: dict, out=None, every: float = 60.0, clock=time.monotonic):
+        self.known, self.out, self.every, self.clock = known, out, every, clock
+        self.start = clock()
+        self.last = self.start
+        self.total_by_stage: Counter = Counter()
+        self.done_by_stage: Counter = Counter()
+        self.running: dict = {}        # jobid -> rule
+        self.logs: dict = {}           # jobid -> log path
+        self.pending_rule = None
+        self.in_stats = False
+        self.stats_seen = 0
+        self.done = self.total = 0
+        self.failed: list = []
+        self.complete_log = None
+        self.nothing = False
+
+    def say(self, text: str) -> None:
+        print(f"[{_fmt(self.clock() - self.start)}] {text}", file=self.out or sys.stdout, flush=True)
+
+    def _running(self) -> str:
+        c = Counter(_stage(r, self.known) + ":" + r for r in self.running.values())
+        return ", ".join(f"{k.split(':', 1)[1]} x{n}" if n > 1 else k.split(":", 1)[1] for k, n in c.most_common(3))
+
+    def feed(self, line: str) -> None:
+        line = line.rstrip("\n")
+        if line.startswith("Job stats:"):
+            self.in_stats, self.stats_seen = True, self.stats_seen + 1
+            self.total_by_stage = Counter()
+            return
+        if self.in_stats:
+            m = _STATS_ROW.match(line)
+            if m and m.group(1) not in ("total", "job"):
+                self.total_by_stage[_stage(m.group(1), self.known)] += int(m.group(2))
+            elif line.startswith("total"):
+                self.in_stats = False
+                if self.stats_seen == 1:
+                    parts = [f"{s} {n}" for s, n in self.total_by_stage.items() if s != "all"]
+                    self.say(f"{sum(self.total_by_stage.values()) - self.total_by_stage['all']} jobs to run: "
+                             + ", ".join(parts))
+            return
+        m = _RULE_START.match(line)
+        if m:
+            self.pending_rule = m.group(1)
+            return
+        m = _JOBID.match(line)
+        if m and self.pending_rule:
+            jid = m.group(1)
+            first = not any(_stage(r, self.known) == _stage(self.pending_rule, self.known)
+                            for r in self.running.values()) and \
+                self.done_by_stage[_stage(self.pending_rule, self.known)] == 0
+            self.running[jid] = self.pending_rule
+            if first and self.pending_rule != "all":
+                self.say(f"stage {_stage(self.pending_rule, self.known)} starts ({self.pending_rule})")
+            return
+        m = _LOG.match(line)
+        if m and self.running:
+            self.logs[list(self.running)[-1]] = m.group(1)
+            return
+        m = _FINISHED.search(line)
+        if m:
+            rule = self.running.pop(m.group(1), m.group(2) or "")
+            stage = _stage(rule, self.known)
+            self.done_by_stage[stage] += 1
+            if stage != "all" and self.done_by_stage[stage] == self.total_by_stage.get(stage, -1):
+                self.say(f"stage {stage} done ({self.done_by_stage[stage]} jobs)")
+            return
+        m = _STEPS.match(line)
+        if m:
+            self.done, self.total = int(m.group(1)), int(m.group(2))
+            now = self.clock()
+            if now - self.last >= self.every or self.done == self.total:
+                self.last = now
+                running = self._running()
+                self.say(f"{self.done}/{self.total} jobs ({m.group(3)}%)" + (f"; running {running}" if running
+                                                                                else ""))
+            return
+        m = _ERROR.match(line)
+        if m:
+            self.failed.append(m.group(1))
+            return
+        if line.startswith("Complete log"):
+            self.complete_log = line.split(":", 1)[1].strip()
+        elif line.startswith("Nothing to be done"):
+            self.nothing = True
+
+
+def _failed_logs(log_text: str) -> list[tuple[str, str]]:
+    """``(rule, log path)`` of each failed job, from Snakemake's error blocks."""
+    out, rule = [], None
+    for line in log_text.splitlines():
+        m = _ERROR.match(line)
+        if m:
+            rule = m.group(1)
+            continue
+        if rule:
+            m = _LOG.match(line)
+            if m:
+                out.append((rule, m.group(1)))
+                rule = None
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m evalrank.console", description=__doc__.split("\n\n")[0])
+    p.add_argument("--log", help="Snakemake's full output goes here (default: results/<name>/logs/snakemake-<time>.log)")
+    p.add_argument("--every", type=float, default=60.0, help="seconds between progress lines (default: 60)")
+    p.add_argument("--snakemake", default="snakemake", help="the snakemake executable (default: snakemake)")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="snakemake's arguments (after --)")
+    a = p.parse_args(argv)
+    args = [x for x in a.args if x != "--"] if a.args[:1] == ["--"] else a.args
+    config = "config/config.yaml"
+    if "--configfile" in args:
+        config = args[args.index("--configfile") + 1]
+    name = _config_name(config)
+    results = Path("results") / name
+    log = Path(a.log) if a.log else results / "logs" / f"snakemake-{time.strftime('%Y%m%d-%H%M%S')}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    known = stage_of_rules(Path("workflow/rules"))
+    prog = Progress(known, every=a.every)
+    prog.say(f"{config} -> {results}/  (full Snakemake output: {log})")
+    with open(log, "w") as fh:
+        proc = subprocess.Popen([a.snakemake, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                bufsize=1)
+        try:
+            for line in proc.stdout:
+                fh.write(line)
+                prog.feed(line)
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            prog.say(f"interrupted; rerun the same command to resume (done jobs are kept). Log: {log}")
+            return 130
+        rc = proc.wait()
+    if rc == 0:
+        if prog.nothing:
+            prog.say(f"nothing to do: every output of {config} is up to date under {results}/")
+        else:
+            prog.say(f"done: {prog.done} jobs in {_fmt(prog.clock() - prog.start)}; outputs under {results}/ "
+                     f"(a map: results/README.md), per-job logs under {results}/logs/, Snakemake's log {log}")
+        return 0
+    prog.say(f"FAILED (exit {rc}) after {prog.done} of {prog.total} jobs; Snakemake's log: {log}")
+    for rule, path in _failed_logs(log.read_text(errors="replace"))[:3]:
+        print(f"  rule {rule}: {path}", file=sys.stdout)
+        tail = Path(path).read_text(errors="replace").splitlines()[-15:] if Path(path).exists() else []
+        for t in tail:
+            print(f"    {t}", file=sys.stdout)
+    if not prog.failed:
+        tail = log.read_text(errors="replace").splitlines()[-15:]
+        for t in tail:
+            print(f"    {t}", file=sys.stdout)
+    print("  rerun the same command to resume (done jobs are kept)", file=sys.stdout)
+    return rc
+
+
+def _config_name(config: str) -> str:
+    """The config's ``name`` (results/<name>/) without importing yaml for the whole config."""
+    try:
+        import yaml
+
+        data = yaml.safe_load(Path(config).read_text()) or {}
+        return str(data.get("name") or "synthetic")
+    except (OSError, ImportError, ValueError, AttributeError):
+        return "synthetic"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""make run's console (evalrank/console.py): a screenful from Snakemake's output."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+from evalrank.console import Progress, main, stage_of_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LOG = """\
+Building DAG of jobs...
+Job stats:
+job              count
+-------------  -------
+synthesize           1
+train_model          2
+risk_learn           2
+all                  1
+total                6
+
+rule synthesize:
+    output: results/x/data/raw
+    log: results/x/logs/data/synthesize.log
+    jobid: 3
+Finished jobid: 3 (Rule: synthesize)
+1 of 6 steps (17%) done
+rule train_model:
+    jobid: 4
+rule train_model:
+    jobid: 5
+rule risk_learn:
+    jobid: 6
+Finished jobid: 4 (Rule: train_model)
+2 of 6 steps (33%) done
+Finished jobid: 5 (Rule: train_model)
+3 of 6 steps (50%) done
+rule risk_learn:
+    jobid: 7
+Finished jobid: 6 (Rule: risk_learn)
+4 of 6 steps (67%) done
+Finished jobid: 7 (Rule: risk_learn)
+5 of 6 steps (83%) done
+localrule all:
+    jobid: 0
+Finished jobid: 0 (Rule: all)
+6 of 6 steps (100%) done
+"""
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        self.t += 7.0
+        return self.t
+
+
+def test_rules_map_to_their_stage_files():
+    known = stage_of_rules(ROOT / "workflow" / "rules")
+    assert known["train_model"] == "models" and known["risk_learn"] == "risk" and known["theory_sample"] == "theory"
+    assert known["active_mc"] == "active" and known["clicks_dbn"] == "clicks"
+
+
+def test_a_run_in_a_few_lines():
+    out = io.StringIO()
+    p = Progress(stage_of_rules(ROOT / "workflow" / "rules"), out=out, every=20.0, clock=Clock())
+    for line in LOG.splitlines(True):
+        p.feed(line)
+    lines = out.getvalue().splitlines()
+    text = "\n".join(lines)
+    assert "5 jobs to run: data 1, models 2, risk 2" in lines[0]
+    for stage, n in (("data", 1), ("models", 2), ("risk", 2)):
+        assert f"stage {stage} starts" in text and f"stage {stage} done ({n} jobs)" in text
+    assert lines[-1].endswith("6/6 jobs (100%)")
+    assert any("running risk_learn x2" in line or "running" in line for line in lines)
+    assert len(lines) <= 12            # not one line per job
+    assert p.done == p.total == 6 and not p.running
+
+
+def test_a_failed_job_shows_its_log(tmp_path, capsys):
+    log = tmp_path / "job.log"
+    log.write_text("step 1\nTraceback...\nValueError: the reason\n")
+    fake = tmp_path / "fake_snakemake.py"
+    fake.write_text("import sys\nprint('Error in rule train_model:')\nprint('    jobid: 4')\n"
+                    f"print('    log: {log} (check log file(s) for error details)')\n"
+                    "print('Exiting because a job execution failed.')\nsys.exit(1)\n")
+    runner = tmp_path / "snakemake"
+    runner.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} \"$@\"\n")
+    runner.chmod(0o755)
+    rc = main(["--log", str(tmp_path / "smk.log"), "--snakemake", str(runner), "--", "--cores", "1"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAILED (exit 1)" in out and "rule train_model:" in out and "ValueError: the reason" in out
+    assert (tmp_path / "smk.log").read_text().startswith("Error in rule train_model:")
