@@ -49,9 +49,13 @@ def test_interval_formula_and_its_vectorized_twin():
                                        (w * w * v * v).sum(), 40)
     assert a["estimate"] == pytest.approx(est) and a["stderr"] == pytest.approx(se)
     assert a["ci_high"] - a["estimate"] == pytest.approx(half)
-    # passive (equal weights): the variance of the mean with divisor n, s^2 (n - 1) / n^2
+    # passive (equal weights): the textbook s^2 / n; the interval is the one-sample t interval
     p = weighted_interval(np.ones(40), v)
-    assert p["stderr"] ** 2 == pytest.approx(v.var(ddof=1) * 39 / 40 ** 2)
+    assert p["stderr"] ** 2 == pytest.approx(v.var(ddof=1) / 40)
+    from scipy import stats
+
+    lo, hi = stats.t.interval(0.95, 39, loc=v.mean(), scale=stats.sem(v))
+    assert (p["ci_low"], p["ci_high"]) == pytest.approx((lo, hi))
     assert weighted_interval(w, v, exact=True)["stderr"] == 0.0
     with pytest.raises(ValueError, match="no draws"):
         weighted_interval([], [])
@@ -257,3 +261,12 @@ def test_label_model_from_a_zoo_model_on_letor_features(tmp_path):
     out = evalrank("active", "plan", "--run", tmp_path / "run", "--letor", tmp_path / "test.txt", "--model",
                    tmp_path / "rf.pkl", "--budget", "5", "--out", tmp_path / "plan.tsv")
     assert out.returncode == 0, out.stderr
+
+
+def test_few_draws_are_flagged():
+    pool, rng = make_pool(8)
+    labels = draw_labels(pool, rng)
+    few = estimate(plan(pool, budget=8, measure="err"), pool, labels)
+    assert few["draws"] <= 50 and "only" in few["warning"]
+    many = estimate(plan(pool, budget=100, measure="err"), pool, labels)
+    assert many["draws"] > 50 and many["warning"] is None

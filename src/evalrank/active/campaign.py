@@ -284,7 +284,7 @@ def estimate(p: Plan, pool: Pool, labels, *, level: float = 0.95) -> dict:
     not). For two rankers the estimate is ``R[a] - R[b]`` and ``better`` says which ranker the
     interval favours ("a", "b" or "undecided").
     """
-    from evalrank.active.interval import weighted_interval
+    from evalrank.active.interval import few_draws_warning, weighted_interval
 
     if p.settings.get("fingerprint") != pool.fingerprint or p.settings.get("difference") != pool.difference:
         raise ValueError("the plan was made for other inputs (run, second run, label model or costs differ)")
@@ -313,7 +313,8 @@ def estimate(p: Plan, pool: Pool, labels, *, level: float = 0.95) -> dict:
            "stderr": res["stderr"], "ci_low": res["ci_low"], "ci_high": res["ci_high"], "level": level,
            "labelled_queries": int(need.size), "draws": int(p.draws.size), "cost_spent": float(p.spent),
            "budget": float(p.settings["budget"]), "pool_queries": pool.n_queries,
-           "effective_sample_size": res["ess"], "exact": bool(exact), "label_model": check}
+           "effective_sample_size": res["ess"], "exact": bool(exact), "label_model": check,
+           "warning": few_draws_warning(int(p.draws.size), bool(exact))}
     if pool.difference:
         out["difference"] = "a - b"
         out["better"] = "a" if res["ci_low"] > 0 else ("b" if res["ci_high"] < 0 else "undecided")

@@ -15,12 +15,12 @@ Sec. 9.2, eq. 9.8), as ``n`` grows
 
     Var(R_hat) ~ (1/n) E_q[w^2 (L - R)^2] / (E_q[w])^2,
 
-whose plug-in estimate is
+whose plug-in estimate, with the small-sample factor ``n / (n - 1)``, is
 
-    Var_hat = sum_j w_j^2 (L_j - R_hat)^2 / (sum_j w_j)^2 .            (*)
+    Var_hat = n/(n-1) sum_j w_j^2 (L_j - R_hat)^2 / (sum_j w_j)^2 .    (*)
 
-For ``q = p`` (passive sampling) ``(*)`` is the sample variance of the mean
-with divisor ``n`` (``s^2 (n-1) / n^2``). The interval is
+For ``q = p`` (passive sampling) ``(*)`` is the textbook ``s^2 / n`` (sample
+variance with divisor ``n - 1``). The interval is
 ``R_hat -/+ t_{n-1, (1+level)/2} sqrt(Var_hat)`` (Student's quantile, a little
 wider than the normal one for few draws). Repeated draws of a query count as
 draws (they are part of the i.i.d. sample; in deterministic labelling they
@@ -28,7 +28,12 @@ cost nothing). Where the loop ended with every query of the pool labelled the
 estimate is the pool's exact mean and the standard error 0.
 
 The interval is validated by simulation on the default data (``coverage.csv``
-of the active stage): over many campaigns, the share that covers the truth.
+of the active stage): over 5,000 campaigns per cell, the share that covers the
+truth. From about 100 draws it covers 93-97 % of the time for ERR and DCG, one
+ranker and a difference, active and passive sampling; with fewer draws it can
+fall short on skewed losses (a sample that misses the rare high-loss queries
+has both a low estimate and a small standard error), which is why
+:data:`FEW_DRAWS` draws or fewer earn a warning (:func:`few_draws_warning`).
 """
 
 from __future__ import annotations
@@ -37,7 +42,20 @@ import math
 
 import numpy as np
 
-__all__ = ["weighted_interval", "interval_from_sums", "Interval"]
+__all__ = ["weighted_interval", "interval_from_sums", "Interval", "FEW_DRAWS", "few_draws_warning"]
+
+#: at or below this many draws the interval's coverage fell short of 93 % in places on the
+#: default data (coverage.csv): estimate says so
+FEW_DRAWS = 50
+
+
+def few_draws_warning(n_draws: int, exact: bool = False) -> str | None:
+    """The warning :func:`evalrank.active.campaign.estimate` gives with few draws (None otherwise)."""
+    if exact or n_draws > FEW_DRAWS:
+        return None
+    return (f"only {n_draws} draws: with so few, the 95 % interval covered the truth less often than "
+            "nominal on skewed losses in the default data's coverage study (down to ~86 % at ~10 draws); "
+            "read it as approximate, or extend the plan (--continue)")
 
 
 class Interval(dict):
@@ -63,7 +81,7 @@ def interval_from_sums(sw, swv, sww, swwv, swwvv, n, *, level: float = 0.95):
     with np.errstate(invalid="ignore", divide="ignore"):
         est = swv / sw
         ss = np.maximum(sww * est * est - 2.0 * est * swwv + swwvv, 0.0)
-        se = np.sqrt(ss) / sw
+        se = np.sqrt(ss * n / np.maximum(n - 1, 1)) / sw
         q = stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1))
         half = np.where(n > 1, q * se, np.inf)
     return est, se, half
@@ -93,6 +111,6 @@ def weighted_interval(weights, values, *, level: float = 0.95, exact: bool = Fal
     if exact:
         se, half = 0.0, 0.0
     else:
-        se = float(math.sqrt((w * w * (v - est) ** 2).sum()) / sw)
+        se = float(math.sqrt((w * w * (v - est) ** 2).sum() * n / max(n - 1, 1)) / sw)
         half = _t_quantile(0.5 + level / 2, n - 1) * se if n > 1 else math.inf
     return Interval(estimate=est, stderr=se, ci_low=est - half, ci_high=est + half, level=level, n_draws=n, ess=ess)

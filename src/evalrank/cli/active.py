@@ -230,9 +230,9 @@ def cmd_active_estimate(a):
         atomic_write_text(a.out, text)
     else:
         print(text, end="")
-    warn = res["label_model"]["warning"]
-    if warn:
-        _log(f"warning: {warn}")
+    for warn in (res["warning"], res["label_model"]["warning"]):
+        if warn:
+            _log(f"warning: {warn}")
     what = "R[a] - R[b]" if pool.difference else res["measure"]
     _log(f"{what} = {res['estimate']:.4f} (95% CI {res['ci_low']:.4f} .. {res['ci_high']:.4f}) from "
          f"{res['labelled_queries']} labelled queries, cost {res['cost_spent']:g}")
