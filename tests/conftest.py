@@ -7,9 +7,17 @@ Slurm's scheduler); started first, one per worker, the unit tests fill the cores
 instead of leaving the DAG runs alone at the end. The tests on copies of the tiny run come
 last, on whichever workers are free (conftest.tiny_run shares the run between workers). Within
 a module the order is unchanged.
+
+Shared fixtures: ``toy_split`` (the train / validation / test collections of the model tests)
+and ``trec_files`` (a qrels and a run file written into ``tmp_path``). Plain helpers used as
+functions stay in tests/toy_data.py (toy collections) and tests/cli_run.py (the ``evalrank``
+command inside the test process); tests/dagrun.py holds the workflow tests' snakemake runner.
 """
 
 from __future__ import annotations
+
+import pytest
+from toy_data import toy_collection
 
 #: the longest first: the tiny run (with its per-stage checks), the two matrix runs, Slurm
 _FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_matrix_small_pool.py", "test_slurm.py")
@@ -28,3 +36,22 @@ def _rank(item) -> int:
 
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_rank)  # stable: every worker collects the same order
+
+
+@pytest.fixture(scope="module")
+def toy_split():
+    """Train, validation and test collections (``toy_data.toy_collection`` 40, 40 and 60
+    queries, seeds 1-3), built once per module (so a module cannot see another's changes)."""
+    return toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
+
+
+@pytest.fixture
+def trec_files(tmp_path):
+    """``write(qrels, run)``: writes ``tmp_path/qrels`` and ``tmp_path/run`` (a text, or a list
+    of lines joined with newlines and ended by one) and returns the two paths."""
+    def write(qrels, run):
+        paths = tmp_path / "qrels", tmp_path / "run"
+        for path, text in zip(paths, (qrels, run)):
+            path.write_text(text if isinstance(text, str) else "\n".join(text) + "\n")
+        return paths
+    return write

@@ -37,3 +37,35 @@ def toy_scores(collection: Collection, noise: dict, seed: int) -> dict:
     r = np.random.default_rng(seed)
     lat = collection.labels + r.standard_normal(collection.labels.size)
     return {name: lat + s * r.standard_normal(lat.size) for name, s in noise.items()}
+
+
+def linear_collection(n_queries: int, seed: int, *, w: np.ndarray, short_fraction: float = 0.0) -> Collection:
+    """Grades cut from a known linear latent score ``X @ w`` plus query and document noise
+    (cuts 0.4, 1.2, 1.9, 2.5); a ``short_fraction`` of the queries has 4-9 documents (fewer
+    than k = 10), the others 12-30."""
+    r = np.random.default_rng(seed)
+    short = r.random(n_queries) < short_fraction
+    sizes = np.where(short, r.integers(4, 10, n_queries), r.integers(12, 31, n_queries))
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(offsets[-1])
+    X = r.standard_normal((n, len(w)))
+    q = np.repeat(np.arange(n_queries), sizes)
+    lat = X @ w + 0.3 * r.standard_normal(n_queries)[q] + 0.4 * r.standard_normal(n)
+    y = np.searchsorted([0.4, 1.2, 1.9, 2.5], lat).astype(np.int8)
+    return Collection(features=X.astype(np.float32), labels=y, offsets=offsets,
+                      qids=np.arange(n_queries, dtype=np.int64) + 1000 * seed)
+
+
+def alter_short_queries(c: Collection, k: int = 10, seed: int = 99) -> Collection:
+    """Permute the labels within every query shorter than ``k`` and replace those queries'
+    features by fresh noise (sizes unchanged): what a learner under the LETOR 4.0 convention
+    must not notice."""
+    r = np.random.default_rng(seed)
+    X, y = c.features.copy(), c.labels.copy()
+    short = np.flatnonzero(c.query_sizes < k)
+    assert short.size > 0
+    for q in short:  # test helper: a loop is fine here
+        a, b = c.offsets[q], c.offsets[q + 1]
+        y[a:b] = r.permutation(y[a:b])
+        X[a:b] = r.standard_normal((b - a, X.shape[1])) * 3.0
+    return Collection(features=X, labels=y, offsets=c.offsets, qids=c.qids)

@@ -6,6 +6,9 @@ model, while under LETOR 3.0 it does."""
 
 from __future__ import annotations
 
+import functools
+import pickle
+
 import numpy as np
 import pytest
 
@@ -13,39 +16,14 @@ from evalrank.data.collection import Collection
 from evalrank.metrics import ndcg
 from evalrank.models.adarank import AdaRankModel
 from evalrank.models.quality import random_baseline
+import toy_data
+from toy_data import alter_short_queries
 
 N_FEATURES = 6
 TRUE_W = np.array([1.0, 0.6, 0.4, 0.3, 0.0, -0.3])
 
 
-def linear_collection(n_queries: int, seed: int, *, short_fraction: float = 0.0, w=TRUE_W) -> Collection:
-    """Grades from a known linear latent score; a ``short_fraction`` of the
-    queries has 4-9 documents (fewer than k = 10), the others 12-30."""
-    r = np.random.default_rng(seed)
-    short = r.random(n_queries) < short_fraction
-    sizes = np.where(short, r.integers(4, 10, n_queries), r.integers(12, 31, n_queries))
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    n = int(offsets[-1])
-    X = r.standard_normal((n, N_FEATURES))
-    q = np.repeat(np.arange(n_queries), sizes)
-    lat = X @ w + 0.3 * r.standard_normal(n_queries)[q] + 0.4 * r.standard_normal(n)
-    y = np.searchsorted([0.4, 1.2, 1.9, 2.5], lat).astype(np.int8)
-    return Collection(features=X.astype(np.float32), labels=y, offsets=offsets,
-                      qids=np.arange(n_queries, dtype=np.int64) + 1000 * seed)
-
-
-def alter_short_queries(c: Collection, k: int = 10, seed: int = 99) -> Collection:
-    """Permute labels within every query shorter than ``k`` and replace those
-    queries' features by fresh noise (sizes unchanged)."""
-    r = np.random.default_rng(seed)
-    X, y = c.features.copy(), c.labels.copy()
-    short = np.flatnonzero(c.query_sizes < k)
-    assert short.size > 0
-    for q in short:  # test helper: a loop is fine here
-        a, b = c.offsets[q], c.offsets[q + 1]
-        y[a:b] = r.permutation(y[a:b])
-        X[a:b] = r.standard_normal((b - a, X.shape[1])) * 3.0
-    return Collection(features=X, labels=y, offsets=c.offsets, qids=c.qids)
+linear_collection = functools.partial(toy_data.linear_collection, w=TRUE_W)
 
 
 @pytest.fixture(scope="module")
@@ -160,13 +138,9 @@ def test_early_stopping_by_patience(data):
         assert np.all(model.vali_curve_[model.best_round_:] <= model.vali_curve_[model.best_round_ - 1])
 
 
-# -- (b) determinism -----------------------------------------------------------------------------
-def test_deterministic_and_n_jobs_invariant(fitted, data):
+# -- (b) determinism (n_jobs: test_models.test_n_jobs_bit_identical) ------------------------------
+def test_the_seed_does_not_matter(fitted, data):
     train, vali, test = data
-    again = AdaRankModel().fit(train, vali, grid={"log1p": ["auto", "none"]}, seed=5, n_jobs=2)
-    assert np.array_equal(fitted.score(test.features), again.score(test.features))
-    assert np.array_equal(fitted.predict_proba(test.features), again.predict_proba(test.features))
-    assert fitted.tuning_ == again.tuning_
     # AdaRank draws nothing at random: another seed gives the same model
     other = AdaRankModel().fit(train, vali, grid={"log1p": ["auto", "none"]}, seed=6)
     assert np.array_equal(fitted.score(test.features), other.score(test.features))
@@ -234,21 +208,7 @@ def test_bad_grid_values_raise(data):
         AdaRankModel().fit(train, vali, grid={"max_rounds": [10, -1]}, seed=0)
 
 
-# -- (e) probabilities -----------------------------------------------------------------------------------
-def test_predict_proba_rows_sum_to_one(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    s, p2 = fitted.score_and_proba(test.features)
-    assert np.array_equal(s, fitted.score(test.features)) and np.array_equal(p, p2)
-
-
-def test_pickle_roundtrip(fitted, data):
-    import pickle
-
-    test = data[2]
-    back = pickle.loads(pickle.dumps(fitted))
-    assert isinstance(back, AdaRankModel) and back._cache == {}
-    assert np.array_equal(back.score(test.features), fitted.score(test.features))
-    assert np.array_equal(back.predict_proba(test.features), fitted.predict_proba(test.features))
+# -- (e) pickling (probabilities, save/load: test_models.test_probabilities_are_distributions, -------
+# test_save_load_roundtrip)
+def test_pickle_drops_the_metric_cache(fitted):
+    assert pickle.loads(pickle.dumps(fitted))._cache == {}

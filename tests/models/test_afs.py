@@ -12,11 +12,10 @@ import pytest
 
 from evalrank.data.collection import Collection
 from evalrank.metrics import ndcg
-from evalrank.models import zoo
 from evalrank.models.afs import AFSModel, best_addition
 from evalrank.models.coordinate_ascent import BatchMetric
 from evalrank.models.quality import random_baseline
-from toy_data import toy_collection
+from toy_data import alter_short_queries, toy_collection
 
 N_FEATURES = 6
 SIGNAL = (1, 3)  # labels are a linear function of these two features
@@ -71,12 +70,10 @@ def test_selects_the_signal_features_first(fitted, data):
     assert got > base + 0.2, (got, base)
 
 
-def test_toy_collection_beats_random():
-    train, vali, test = toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
+def test_starts_from_a_strongest_feature_of_the_toy_collection(toy_split):
+    # (that it beats a random ranking there: test_models.test_beats_random_ranking)
+    train, vali, _ = toy_split
     model = AFSModel().fit(train, vali, grid={}, seed=0)
-    got = float(np.mean(ndcg(model.score(test.features), test.labels, test.offsets, 10)))
-    base = random_baseline(test.labels, test.offsets, seed=0)["ndcg@10"]
-    assert got > base + 0.15, (got, base)
     assert model.path_[0]["feature"] in (0, 4)  # the strongest single signals
 
 
@@ -168,13 +165,7 @@ def test_best_addition_blocks_and_threads(per_block, n_threads):
 def test_letor4_ignores_short_training_queries():
     train = two_feature_collection(50, 11, short_fraction=0.5)
     vali = two_feature_collection(40, 12)
-    r = np.random.default_rng(99)
-    X, y = train.features.copy(), train.labels.copy()
-    for q in np.flatnonzero(train.query_sizes < 10):  # test helper: a loop is fine here
-        a, b = train.offsets[q], train.offsets[q + 1]
-        y[a:b] = r.permutation(y[a:b])
-        X[a:b] = r.standard_normal((b - a, N_FEATURES)) * 3.0
-    altered = Collection(features=X, labels=y, offsets=train.offsets, qids=train.qids)
+    altered = alter_short_queries(train)
     a = AFSModel(convention="letor4", max_features=4).fit(train, vali, grid={}, seed=0)
     b = AFSModel(convention="letor4", max_features=4).fit(altered, vali, grid={}, seed=0)
     assert a.path_ == b.path_ and np.array_equal(a.coef_, b.coef_)
@@ -183,10 +174,10 @@ def test_letor4_ignores_short_training_queries():
     assert c.path_ != d.path_
 
 
-# -- determinism ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("grid", [{}, {"log1p": ["auto", "none"]}])  # threads within steps / over grid points
-def test_deterministic_and_n_jobs_invariant(data, grid):
+# -- determinism: threads within the greedy steps (over grid points: test_models.test_n_jobs_bit_identical)
+def test_threads_within_steps_change_nothing(data):
     train, vali, test = data
+    grid = {}
     one = AFSModel(max_features=4).fit(train, vali, grid=grid, seed=0)
     two = AFSModel(max_features=4).fit(train, vali, grid=grid, seed=0, n_jobs=2)
     assert one.tuning_ == two.tuning_ and one.path_ == two.path_
@@ -213,14 +204,6 @@ def test_bad_grid_values_raise(data):
         AFSModel(n_restarts=3)
 
 
-# -- probabilities, pickling, zoo --------------------------------------------------------------------
-def test_probabilities_pickle_and_zoo(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    back = pickle.loads(pickle.dumps(fitted))
-    assert back._cache == {}
-    assert np.array_equal(back.score(test.features), fitted.score(test.features))
-    model = zoo.make_model("afs")
-    assert isinstance(model, AFSModel) and model.name == "afs"
+# -- pickling (probabilities, save/load, the zoo's name: test_models) -------------------------------
+def test_pickle_drops_the_metric_cache(fitted):
+    assert pickle.loads(pickle.dumps(fitted))._cache == {}

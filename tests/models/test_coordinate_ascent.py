@@ -6,51 +6,25 @@ influence the learned model at all, while under LETOR 3.0 they do."""
 
 from __future__ import annotations
 
+import functools
+import pickle
+
 import numpy as np
 import pytest
 
-from evalrank.data.collection import Collection
 from evalrank.metrics import ndcg
 from evalrank.metrics.conventions import CONVENTIONS
 from evalrank.models.coordinate_ascent import BatchMetric, CoordinateAscentModel, informative_queries
 from evalrank.models.quality import random_baseline
+import toy_data
+from toy_data import alter_short_queries
 
 N_FEATURES = 6
 TRUE_W = np.array([1.0, 0.6, -0.5, 0.3, 0.0, 0.0])
 FAST = dict(n_restarts=2, n_iterations=6)
 
 
-def linear_collection(n_queries: int, seed: int, *, short_fraction: float = 0.0) -> Collection:
-    """Grades cut from a known linear latent score ``X @ TRUE_W`` plus query
-    and document noise; a ``short_fraction`` of the queries has 4-9
-    documents (fewer than k = 10), the others 12-30."""
-    r = np.random.default_rng(seed)
-    short = r.random(n_queries) < short_fraction
-    sizes = np.where(short, r.integers(4, 10, n_queries), r.integers(12, 31, n_queries))
-    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    n = int(offsets[-1])
-    X = r.standard_normal((n, N_FEATURES))
-    q = np.repeat(np.arange(n_queries), sizes)
-    lat = X @ TRUE_W + 0.3 * r.standard_normal(n_queries)[q] + 0.4 * r.standard_normal(n)
-    y = np.searchsorted([0.4, 1.2, 1.9, 2.5], lat).astype(np.int8)
-    return Collection(features=X.astype(np.float32), labels=y, offsets=offsets,
-                      qids=np.arange(n_queries, dtype=np.int64) + 1000 * seed)
-
-
-def alter_short_queries(c: Collection, k: int = 10, seed: int = 99) -> Collection:
-    """Permute the labels within every query shorter than ``k`` and replace
-    those queries' features by fresh noise (sizes unchanged)."""
-    r = np.random.default_rng(seed)
-    X, y = c.features.copy(), c.labels.copy()
-    sizes = c.query_sizes
-    changed = 0
-    for q in np.flatnonzero(sizes < k):  # test helper: a loop is fine here
-        a, b = c.offsets[q], c.offsets[q + 1]
-        y[a:b] = r.permutation(y[a:b])
-        X[a:b] = r.standard_normal((b - a, X.shape[1])) * 3.0
-        changed += 1
-    assert changed > 0
-    return Collection(features=X, labels=y, offsets=c.offsets, qids=c.qids)
+linear_collection = functools.partial(toy_data.linear_collection, w=TRUE_W)
 
 
 @pytest.fixture(scope="module")
@@ -94,13 +68,9 @@ def test_line_search_never_lowers_the_training_metric(data):
     assert model.restarts_[0]["train"] == pytest.approx(end, abs=1e-12)
 
 
-# -- (b) determinism -------------------------------------------------------------------
-def test_deterministic_and_n_jobs_invariant(fitted, data):
+# -- (b) determinism (n_jobs: test_models.test_n_jobs_bit_identical) -------------------
+def test_another_seed_another_model(fitted, data):
     train, vali, test = data
-    again = CoordinateAscentModel(**FAST).fit(train, vali, grid={"step_base": [0.001, 0.01]}, seed=5, n_jobs=2)
-    assert np.array_equal(fitted.score(test.features), again.score(test.features))
-    assert np.array_equal(fitted.predict_proba(test.features), again.predict_proba(test.features))
-    assert fitted.tuning_ == again.tuning_
     other = CoordinateAscentModel(**FAST).fit(train, vali, grid={"step_base": [0.001, 0.01]}, seed=6)
     assert not np.array_equal(fitted.coef_, other.coef_)
 
@@ -187,21 +157,7 @@ def test_bad_grid_values_raise(data):
         CoordinateAscentModel(n_rounds=3)
 
 
-# -- (e) probabilities ------------------------------------------------------------------------------
-def test_predict_proba_rows_sum_to_one(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    s, p2 = fitted.score_and_proba(test.features)
-    assert np.array_equal(s, fitted.score(test.features)) and np.array_equal(p, p2)
-
-
-def test_pickle_roundtrip(fitted, data):
-    import pickle
-
-    test = data[2]
-    back = pickle.loads(pickle.dumps(fitted))
-    assert isinstance(back, CoordinateAscentModel) and back._cache == {}
-    assert np.array_equal(back.score(test.features), fitted.score(test.features))
-    assert np.array_equal(back.predict_proba(test.features), fitted.predict_proba(test.features))
+# -- (e) pickling (probabilities, save/load: test_models.test_probabilities_are_distributions, ----
+# test_save_load_roundtrip)
+def test_pickle_drops_the_metric_cache(fitted):
+    assert pickle.loads(pickle.dumps(fitted))._cache == {}

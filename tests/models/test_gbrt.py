@@ -1,6 +1,7 @@
 """Gradient boosted regression trees (Dinçer et al. 2016, Sec. 6.1's "plain
-gradient boosted regression trees learner"): it ranks, it is LightGBM's own
-L2 regression tree for tree, and it is deterministic."""
+gradient boosted regression trees learner"): it is LightGBM's own L2 regression tree for tree and
+not LambdaMART (that it ranks, its determinism, probabilities and save/load:
+test_models.py, for every model)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,8 @@ import pytest
 
 lgb = pytest.importorskip("lightgbm")
 
-from evalrank.metrics import ndcg  # noqa: E402
-from evalrank.models import zoo  # noqa: E402
 from evalrank.models.gbrt import GBRTModel, L2Objective  # noqa: E402
 from evalrank.models.lambdamart import LambdaMARTModel  # noqa: E402
-from evalrank.models.quality import random_baseline  # noqa: E402
 from toy_data import toy_collection  # noqa: E402
 
 FAST = dict(num_boost_round=60, early_stopping_rounds=10)
@@ -31,11 +29,8 @@ def fitted(data):
     return GBRTModel(**FAST).fit(train, vali, grid=GRID, seed=4)
 
 
-def test_ranks_better_than_random(fitted, data):
-    test = data[2]
-    value = float(np.mean(ndcg(fitted.score(test.features), test.labels, test.offsets, 10)))
-    base = random_baseline(test.labels, test.offsets, seed=0)["ndcg@10"]
-    assert value > base + 0.15, (value, base)
+def test_tuning_table(fitted):
+    # (that it ranks better than random: test_models.test_beats_random_ranking)
     assert len(fitted.tuning_) == 2 and all(1 <= row["best_iteration"] <= 60 for row in fitted.tuning_)
 
 
@@ -65,25 +60,8 @@ def test_l2_objective():
     np.testing.assert_array_equal(hess, [1.0, 1.0, 1.0])
 
 
-def test_deterministic_and_n_jobs_invariant(data):
-    train, vali, test = data
-    small = dict(num_boost_round=25, early_stopping_rounds=5)  # n_jobs=2 busy-waits on a loaded machine
-    one = GBRTModel(**small).fit(train, vali, grid={"num_leaves": [7]}, seed=4)
-    again = GBRTModel(**small).fit(train, vali, grid={"num_leaves": [7]}, seed=4)
-    two = GBRTModel(**small).fit(train, vali, grid={"num_leaves": [7]}, seed=4, n_jobs=2)
-    for other in (again, two):
-        assert other.tuning_ == one.tuning_
-        assert np.array_equal(other.score(test.features), one.score(test.features))
-        assert np.array_equal(other.predict_proba(test.features), one.predict_proba(test.features))
-
-
-def test_probabilities_and_params(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+# determinism, n_jobs, probabilities, save/load, the zoo's name: test_models (every model)
+def test_params():
     assert "truncation_level" not in GBRTModel.param_names  # no lambda gradients
     with pytest.raises(TypeError, match="unknown"):
         GBRTModel(truncation_level=10)
-    model = zoo.make_model("gbrt")
-    assert isinstance(model, GBRTModel) and model.name == "gbrt"

@@ -9,19 +9,14 @@ import pytest
 from evalrank.metrics import ndcg
 from evalrank.models.listnet import ListNetModel, listnet_loss_and_grad
 from evalrank.models.quality import random_baseline
-from toy_data import N_FEATURES, toy_collection
+from toy_data import N_FEATURES
 
 FAST = dict(max_epochs=20, patience=5, learning_rate=0.01, batch_queries=16)
 
 
 @pytest.fixture(scope="module")
-def data():
-    return toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
-
-
-@pytest.fixture(scope="module")
-def fitted(data):
-    train, vali, _ = data
+def fitted(toy_split):
+    train, vali, _ = toy_split
     return ListNetModel(**FAST).fit(train, vali, grid={"l2": [0.0, 1e-3]}, seed=5)
 
 
@@ -115,8 +110,8 @@ def test_loss_argument_checks():
 
 
 # -- (c) it learns ------------------------------------------------------------------
-def test_beats_random_scorer(fitted, data):
-    train, vali, test = data
+def test_beats_random_scorer(fitted, toy_split):
+    train, vali, test = toy_split
     model = fitted
     rand_vali = random_baseline(vali.labels, vali.offsets, seed=0)["ndcg@10"]
     rand_test = random_baseline(test.labels, test.offsets, seed=0)["ndcg@10"]
@@ -131,11 +126,11 @@ def test_beats_random_scorer(fitted, data):
     assert model.coef_.shape == (N_FEATURES,)
 
 
-def test_improves_over_first_epoch_and_lowers_the_loss(data):
+def test_improves_over_first_epoch_and_lowers_the_loss(toy_split):
     """Full-batch steps (one per epoch): the first epoch is far from the
     optimum, so the kept epoch is clearly better; the training loss of the
     kept weights is below that of the zero start."""
-    train, vali, _ = data
+    train, vali, _ = toy_split
     model = ListNetModel(**dict(FAST, batch_queries=train.n_queries, max_epochs=40, patience=40)).fit(
         train, vali, grid={}, seed=5)
     assert model.n_epochs_ == 40 and len(model.vali_curve_) == 40
@@ -148,8 +143,8 @@ def test_improves_over_first_epoch_and_lowers_the_loss(data):
     assert fitted_loss < zero_loss - 0.1
 
 
-def test_early_stopping_keeps_the_best_epoch(data):
-    train, vali, _ = data
+def test_early_stopping_keeps_the_best_epoch(toy_split):
+    train, vali, _ = toy_split
     model = ListNetModel(**dict(FAST, max_epochs=60, patience=2, learning_rate=0.05)).fit(
         train, vali, grid={}, seed=5)
     curve = model.vali_curve_
@@ -159,14 +154,10 @@ def test_early_stopping_keeps_the_best_epoch(data):
     assert mean_ndcg(model.score(vali.features), vali) == pytest.approx(curve[model.best_epoch_ - 1], abs=1e-12)
 
 
-# -- (d) determinism ----------------------------------------------------------------
-def test_same_seed_same_scores_any_n_jobs(fitted, data):
-    train, vali, test = data
+# -- (d) determinism (n_jobs: test_models.test_n_jobs_bit_identical) ------------------
+def test_another_seed_another_model(fitted, toy_split):
+    train, vali, test = toy_split
     grid = {"l2": [0.0, 1e-3]}
-    again = ListNetModel(**FAST).fit(train, vali, grid=grid, seed=5, n_jobs=2)
-    assert np.array_equal(again.score(test.features), fitted.score(test.features))
-    assert np.array_equal(again.predict_proba(test.features), fitted.predict_proba(test.features))
-    assert again.tuning_ == fitted.tuning_
     other = ListNetModel(**FAST).fit(train, vali, grid=grid, seed=6)  # another query order
     assert not np.array_equal(other.score(test.features), fitted.score(test.features))
 
@@ -177,10 +168,10 @@ def test_same_seed_same_scores_any_n_jobs(fitted, data):
     ("max_epochs", 2.5), ("patience", 0), ("batch_queries", 0), ("batch_queries", True), ("l2", -1.0),
     ("l2", float("inf")), ("log1p", "some"), ("calibration_alpha", -0.5),
 ])
-def test_bad_params_raise(data, name, value):
+def test_bad_params_raise(toy_split, name, value):
     with pytest.raises(ValueError, match=name):
         ListNetModel(**{name: value})
-    train, vali, _ = data
+    train, vali, _ = toy_split
     with pytest.raises(ValueError, match=name):
         ListNetModel(**FAST).fit(train, vali, grid={name: [value]}, seed=0)
 
@@ -190,16 +181,10 @@ def test_unknown_param():
         ListNetModel(hidden_units=3)
 
 
-# -- (f) probabilities ------------------------------------------------------------------
-def test_predict_proba_rows_sum_to_one(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.dtype == np.float64
-    assert p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    s, p2 = fitted.score_and_proba(test.features)
-    assert np.array_equal(p, p2) and np.array_equal(s, fitted.score(test.features))
-    assert s.dtype == np.float64 and s.shape == (test.n_docs,)
+# -- (f) probabilities (distributions: test_models.test_probabilities_are_distributions) --
+def test_expected_grade_increases_with_the_score(fitted, toy_split):
+    test = toy_split[2]
+    s = fitted.score(test.features)
     # calibrated on the validation half: expected grade increases with the score
     order = np.argsort(s)
     assert np.all(np.diff(fitted.expected_grade(test.features)[order]) >= -1e-12)

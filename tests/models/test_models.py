@@ -42,21 +42,16 @@ def fit(name, train, vali, n_jobs=1, seed=7):
 
 
 @pytest.fixture(scope="module")
-def data():
-    return toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
-
-
-@pytest.fixture(scope="module")
-def fitted(data):
-    train, vali, _ = data
+def fitted(toy_split):
+    train, vali, _ = toy_split
     return {name: fit(name, train, vali) for name in zoo.MODELS}
 
 
 # -- probabilities ------------------------------------------------------------
 @pytest.mark.parametrize("name", list(zoo.MODELS))
-def test_probabilities_are_distributions(fitted, data, name):
+def test_probabilities_are_distributions(fitted, toy_split, name):
     model = fitted[name]
-    test = data[2]
+    test = toy_split[2]
     p = model.predict_proba(test.features)
     assert p.dtype == np.float64 and p.shape == (test.n_docs, 5)
     assert p.min() >= 0
@@ -72,11 +67,11 @@ def test_probabilities_are_distributions(fitted, data, name):
 
 
 @pytest.mark.parametrize("name", list(zoo.MODELS))
-def test_five_columns_when_a_grade_is_missing(data, name):
+def test_five_columns_when_a_grade_is_missing(toy_split, name):
     train, vali, test = (toy_collection(40, s, max_grade=3) for s in (11, 12, 13))
     assert train.labels.max() == 3
     model = fit(name, train, vali)
-    p = model.predict_proba(data[2].features)
+    p = model.predict_proba(toy_split[2].features)
     assert p.shape[1] == 5
     np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert p.min() >= 0
@@ -103,8 +98,8 @@ def brute_force_rf_proba(model: RandomForestModel, train: Collection, X: np.ndar
     return out / len(forest.estimators_)
 
 
-def test_rf_leaf_histograms_match_brute_force(data):
-    train, vali, test = data
+def test_rf_leaf_histograms_match_brute_force(toy_split):
+    train, vali, test = toy_split
     model = RandomForestModel(n_estimators=5, min_samples_leaf=4).fit(train, vali, grid={}, seed=3)
     X = test.features[:200]
     np.testing.assert_allclose(model.predict_proba(X), brute_force_rf_proba(model, train, X), rtol=0, atol=1e-12)
@@ -113,8 +108,8 @@ def test_rf_leaf_histograms_match_brute_force(data):
     np.testing.assert_allclose(model.score(X), model.forest_.predict(X), rtol=0, atol=1e-9)
 
 
-def test_rf_all_rows_histograms(data):
-    train, vali, test = data
+def test_rf_all_rows_histograms(toy_split):
+    train, vali, test = toy_split
     model = RandomForestModel(n_estimators=5, min_samples_leaf=4, leaf_counts="all").fit(train, vali, grid={}, seed=3)
     forest = model.forest_
     X = test.features[:50]
@@ -142,9 +137,9 @@ def test_monotone_cumulative_repairs_violations():
     np.testing.assert_allclose(p[1], [0.1, 0.4, 0.2, 0.2, 0.1])
 
 
-def test_ordinal_rf_cumulative_monotone(fitted, data):
+def test_ordinal_rf_cumulative_monotone(fitted, toy_split):
     model: OrdinalForestModel = fitted["ordinal_rf"]
-    X = data[2].features
+    X = toy_split[2].features
     raw = model.cumulative(X)
     assert raw.shape == (X.shape[0], 4) and raw.min() >= 0 and raw.max() <= 1
     p = model.predict_proba(X)
@@ -156,8 +151,8 @@ def test_ordinal_rf_cumulative_monotone(fitted, data):
 
 # -- every model ranks better than random ------------------------------------------
 @pytest.mark.parametrize("name", list(zoo.MODELS))
-def test_beats_random_ranking(fitted, data, name):
-    test = data[2]
+def test_beats_random_ranking(fitted, toy_split, name):
+    test = toy_split[2]
     base = random_baseline(test.labels, test.offsets, seed=0)
     s = fitted[name].score(test.features)
     value = float(np.mean(ndcg(s, test.labels, test.offsets, k=10)))
@@ -166,8 +161,8 @@ def test_beats_random_ranking(fitted, data, name):
 
 # -- determinism -------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(zoo.MODELS))
-def test_n_jobs_bit_identical(fitted, data, name):
-    train, vali, test = data
+def test_n_jobs_bit_identical(fitted, toy_split, name):
+    train, vali, test = toy_split
     one = fitted[name]
     two = fit(name, train, vali, n_jobs=2)
     assert one.tuning_ == two.tuning_
@@ -179,21 +174,21 @@ def test_n_jobs_bit_identical(fitted, data, name):
     assert np.array_equal(two.predict_proba(test.features), p2)
 
 
-def test_seed_changes_random_models(fitted, data):
-    train, vali, test = data
+def test_seed_changes_random_models(fitted, toy_split):
+    train, vali, test = toy_split
     other = fit("rf", train, vali, seed=8)
     assert not np.array_equal(other.score(test.features), fitted["rf"].score(test.features))
 
 
 # -- save / load --------------------------------------------------------------------
 @pytest.mark.parametrize("name", list(zoo.MODELS))
-def test_save_load_roundtrip(fitted, data, name, tmp_path):
+def test_save_load_roundtrip(fitted, toy_split, name, tmp_path):
     model = fitted[name]
     path = tmp_path / f"{name}.joblib"
     zoo.save_model(model, path)
     back = zoo.load_model(path)
     assert type(back) is type(model) and back.best_params_ == model.best_params_
-    X = data[2].features
+    X = toy_split[2].features
     assert np.array_equal(back.score(X), model.score(X))
     assert np.array_equal(back.predict_proba(X), model.predict_proba(X))
 
@@ -206,8 +201,8 @@ def test_save_load_errors(tmp_path):
 
 
 # -- ranksvm pairs ------------------------------------------------------------------
-def test_sample_pairs_uniform_valid_and_capped(data):
-    train = data[0]
+def test_sample_pairs_uniform_valid_and_capped(toy_split):
+    train = toy_split[0]
     y = train.labels.astype(np.int64)
     q = np.repeat(np.arange(train.n_queries), train.query_sizes)
     total = count_pairs(y, train.offsets, 5)
@@ -239,8 +234,8 @@ def test_zoo_registry_and_grids():
         zoo.make_model("rf", C=1.0)
 
 
-def test_argument_checks(data, fitted):
-    train, vali, test = data
+def test_argument_checks(toy_split, fitted):
+    train, vali, test = toy_split
     model = zoo.make_model("ordered_logit")
     with pytest.raises(ValueError, match="grid key"):
         model.fit(train, vali, grid={"C": [1.0]}, seed=0)
@@ -263,10 +258,10 @@ def test_argument_checks(data, fitted):
 
 
 @pytest.mark.parametrize("name", ["rf", "ordinal_rf"])
-def test_forests_search_the_grid_with_fewer_trees_and_refit_the_winner(data, name):
+def test_forests_search_the_grid_with_fewer_trees_and_refit_the_winner(toy_split, name):
     """tune_n_estimators: the grid is searched with that many trees, the winner refit with all;
     the kept model equals a direct fit of the winner's parameters (same seed, same trees)."""
-    train, vali, test = data
+    train, vali, test = toy_split
     grid = {"min_samples_leaf": [2, 10], "max_features": [0.5]}
     model = zoo.make_model(name, n_estimators=12, tune_n_estimators=4)
     model.fit(train, vali, grid=grid, seed=3)

@@ -24,13 +24,8 @@ def one_query(features, labels) -> Collection:
 
 
 @pytest.fixture(scope="module")
-def data():
-    return toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
-
-
-@pytest.fixture(scope="module")
-def fitted(data):
-    train, vali, _ = data
+def fitted(toy_split):
+    train, vali, _ = toy_split
     return RankBoostModel(**FAST).fit(train, vali, grid={"n_thresholds": [8, 32]}, seed=5)
 
 
@@ -39,8 +34,8 @@ def mean_ndcg(scores, c, convention=None):
 
 
 # -- (a) it learns ----------------------------------------------------------------
-def test_beats_random_scorer(fitted, data):
-    _, vali, test = data
+def test_beats_random_scorer(fitted, toy_split):
+    _, vali, test = toy_split
     model = fitted
     assert model.best_vali_ndcg10_ > random_baseline(vali.labels, vali.offsets, seed=0)["ndcg@10"] + 0.2
     assert mean_ndcg(model.score(test.features), test) > random_baseline(test.labels, test.offsets, seed=0)[
@@ -144,14 +139,9 @@ def test_best_stump_may_have_negative_r():
     np.testing.assert_allclose(model.score(X), [0, 0, -np.log(3.0), -np.log(3.0)], rtol=1e-12)
 
 
-# -- (c) determinism ----------------------------------------------------------------
-def test_same_seed_same_scores_any_n_jobs(fitted, data):
-    train, vali, test = data
-    grid = {"n_thresholds": [8, 32]}
-    again = RankBoostModel(**FAST).fit(train, vali, grid=grid, seed=5, n_jobs=2)
-    assert np.array_equal(again.score(test.features), fitted.score(test.features))
-    assert np.array_equal(again.predict_proba(test.features), fitted.predict_proba(test.features))
-    assert again.tuning_ == fitted.tuning_
+# -- (c) determinism (n_jobs: test_models.test_n_jobs_bit_identical) ------------------
+def test_a_seed_changes_the_pair_sample(toy_split):
+    train, vali, test = toy_split
     # a seed only changes the pair sample; with max_pairs below the number of pairs it matters
     a = RankBoostModel(**dict(FAST, max_pairs=500)).fit(train, vali, grid={}, seed=5)
     b = RankBoostModel(**dict(FAST, max_pairs=500)).fit(train, vali, grid={}, seed=6)
@@ -175,8 +165,8 @@ class ScriptedRankBoost(SpyRankBoost):
         return np.full(len(offsets) - 1, self.script[i] if i < len(self.script) else 0.0)
 
 
-def test_vali_curve_is_nanmean_of_self_metric(data):
-    train, vali, _ = data
+def test_vali_curve_is_nanmean_of_self_metric(toy_split):
+    train, vali, _ = toy_split
     for convention in (None, "letor4", "yahoo"):
         model = SpyRankBoost(convention=convention, **dict(FAST, max_rounds=30, patience=100))
         model.seen = []
@@ -204,13 +194,13 @@ def test_best_round_follows_self_metric():
     assert short.n_rounds_ == 5 and short.best_rounds_ == 3
 
 
-def test_conventions_disagree_and_stopping_follows_each(data):
+def test_conventions_disagree_and_stopping_follows_each(toy_split):
     """LETOR 4.0 (lists shorter than 10 score 0, Busa-Fekete eq. 4) vs the
     textbook convention on validation sets of mostly short queries: the same
     stumps are chosen (the convention only enters the stopping rule), each
     model keeps the argmax of its own convention's curve, and the kept
     numbers of rounds differ."""
-    train = data[0]
+    train = toy_split[0]
     disagree = 0
     for vali_seed in (26, 27, 29, 31):
         vali = toy_collection(30, vali_seed, min_docs=4, max_docs=16)
@@ -228,7 +218,7 @@ def test_conventions_disagree_and_stopping_follows_each(data):
             curve = [mean_ndcg(s, vali, conv) for s in model.seen[:40]]
             assert model.best_rounds_ == int(np.argmax(curve)) + 1
         disagree += a.best_rounds_ != b.best_rounds_
-    assert disagree >= 2  # 4 of 4 when written: these data sets were chosen so that they disagree
+    assert disagree >= 2  # 4 of 4 when written: these toy_split sets were chosen so that they disagree
 
 
 # -- (e) parameter checks -------------------------------------------------------------
@@ -236,33 +226,28 @@ def test_conventions_disagree_and_stopping_follows_each(data):
     ("max_rounds", 0), ("max_rounds", 2.5), ("patience", 0), ("patience", None), ("n_thresholds", 0),
     ("n_thresholds", True), ("max_pairs", -3), ("calibration_alpha", -1.0), ("calibration_alpha", "x"),
 ])
-def test_bad_params_raise(data, name, value):
+def test_bad_params_raise(toy_split, name, value):
     with pytest.raises(ValueError, match=name):
         RankBoostModel(**{name: value})
-    train, vali, _ = data
+    train, vali, _ = toy_split
     with pytest.raises(ValueError, match=name):
         RankBoostModel(**FAST).fit(train, vali, grid={name: [value]}, seed=0)
 
 
-def test_unknown_param_and_no_pairs(data):
+def test_unknown_param_and_no_pairs(toy_split):
     with pytest.raises(TypeError, match="hidden_units"):
         RankBoostModel(hidden_units=3)
-    train, vali, _ = data
+    train, vali, _ = toy_split
     flat = Collection(features=train.features, labels=np.zeros_like(train.labels), offsets=train.offsets,
                       qids=train.qids)
     with pytest.raises(ValueError, match="no within-query pair"):
         RankBoostModel(**FAST).fit(flat, vali, grid={}, seed=0)
 
 
-# -- (f) probabilities ------------------------------------------------------------------
-def test_predict_proba_rows_sum_to_one(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.dtype == np.float64
-    assert p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    s, p2 = fitted.score_and_proba(test.features)
-    assert np.array_equal(p, p2) and np.array_equal(s, fitted.score(test.features))
+# -- (f) probabilities (distributions: test_models.test_probabilities_are_distributions) --
+def test_expected_grade_increases_with_the_score(fitted, toy_split):
+    test = toy_split[2]
+    s = fitted.score(test.features)
     order = np.argsort(s, kind="stable")
     assert np.all(np.diff(fitted.expected_grade(test.features)[order]) >= -1e-12)
 

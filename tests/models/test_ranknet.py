@@ -16,13 +16,8 @@ FAST = dict(max_epochs=12, patience=4, max_pairs_per_epoch=3000, batch_pairs=64,
 
 
 @pytest.fixture(scope="module")
-def data():
-    return toy_collection(40, 1), toy_collection(40, 2), toy_collection(60, 3)
-
-
-@pytest.fixture(scope="module")
-def fitted(data):
-    train, vali, _ = data
+def fitted(toy_split):
+    train, vali, _ = toy_split
     return RankNetModel(**FAST).fit(train, vali, grid={"hidden_units": [10, 30]}, seed=5)
 
 
@@ -31,8 +26,8 @@ def mean_ndcg(scores, c, convention=None):
 
 
 # -- (a) it learns ----------------------------------------------------------------
-def test_beats_random_scorer(fitted, data):
-    train, vali, test = data
+def test_beats_random_scorer(fitted, toy_split):
+    train, vali, test = toy_split
     model = fitted
     rand_vali = random_baseline(vali.labels, vali.offsets, seed=0)["ndcg@10"]
     rand_test = random_baseline(test.labels, test.offsets, seed=0)["ndcg@10"]
@@ -44,8 +39,8 @@ def test_beats_random_scorer(fitted, data):
     assert 1 <= model.best_epoch_ <= model.n_epochs_ <= FAST["max_epochs"]
 
 
-def test_training_lowers_the_pairwise_loss(data):
-    train, vali, _ = data
+def test_training_lowers_the_pairwise_loss(toy_split):
+    train, vali, _ = toy_split
     model = RankNetModel(**FAST).fit(train, vali, grid={}, seed=5)
     from evalrank.models.pairs import training_pairs
 
@@ -86,14 +81,10 @@ def test_backprop_matches_finite_differences(layers):
         np.testing.assert_allclose(grads[k], numeric, rtol=1e-6, atol=1e-8, err_msg=f"parameter {k}")
 
 
-# -- (c) determinism ----------------------------------------------------------------
-def test_same_seed_same_scores_any_n_jobs(fitted, data):
-    train, vali, test = data
+# -- (c) determinism (n_jobs: test_models.test_n_jobs_bit_identical) ------------------
+def test_another_seed_another_model(fitted, toy_split):
+    train, vali, test = toy_split
     grid = {"hidden_units": [10, 30]}
-    again = RankNetModel(**FAST).fit(train, vali, grid=grid, seed=5, n_jobs=2)
-    assert np.array_equal(again.score(test.features), fitted.score(test.features))
-    assert np.array_equal(again.predict_proba(test.features), fitted.predict_proba(test.features))
-    assert again.tuning_ == fitted.tuning_
     other = RankNetModel(**FAST).fit(train, vali, grid=grid, seed=6)
     assert not np.array_equal(other.score(test.features), fitted.score(test.features))
 
@@ -119,8 +110,8 @@ class ScriptedRankNet(SpyRankNet):
         return np.full(len(offsets) - 1, value)
 
 
-def test_vali_curve_is_nanmean_of_self_metric(data):
-    train, vali, _ = data
+def test_vali_curve_is_nanmean_of_self_metric(toy_split):
+    train, vali, _ = toy_split
     for convention in (None, "letor4", "yahoo"):
         model = SpyRankNet(convention=convention, **dict(FAST, patience=50))
         model.seen = []
@@ -149,13 +140,13 @@ def test_best_epoch_and_weights_follow_self_metric():
     assert short.n_epochs_ == 5 and short.best_epoch_ == 3
 
 
-def test_conventions_disagree_and_stopping_follows_each(data):
+def test_conventions_disagree_and_stopping_follows_each(toy_split):
     """LETOR 4.0 (lists shorter than 10 score 0, Busa-Fekete eq. 4) vs the
     textbook convention on validation sets of mostly short queries: the
     training trajectory is the same (the convention only enters model
     selection), the curves differ, each model keeps the argmax of its own
     convention's curve, and so the selected epochs differ."""
-    train = data[0]
+    train = toy_split[0]
     params = dict(FAST, max_epochs=10, patience=50, learning_rate=0.03)
     disagree = 0
     for vali_seed in (26, 27, 28, 29):
@@ -173,7 +164,7 @@ def test_conventions_disagree_and_stopping_follows_each(data):
             curve = [mean_ndcg(s, vali, conv) for s in model.seen[:10]]
             assert model.best_epoch_ == int(np.argmax(curve)) + 1
         disagree += a.best_epoch_ != b.best_epoch_
-    assert disagree >= 2  # 4 of 4 when written: these data sets were chosen so that they disagree
+    assert disagree >= 2  # 4 of 4 when written: these toy_split sets were chosen so that they disagree
 
 
 # -- (e) parameter checks -------------------------------------------------------------
@@ -183,33 +174,28 @@ def test_conventions_disagree_and_stopping_follows_each(data):
     ("patience", 0), ("max_pairs_per_epoch", 0), ("batch_pairs", True), ("l2", -1.0), ("log1p", "some"),
     ("calibration_alpha", -0.5),
 ])
-def test_bad_params_raise(data, name, value):
+def test_bad_params_raise(toy_split, name, value):
     with pytest.raises(ValueError, match=name):
         RankNetModel(**{name: value})
-    train, vali, _ = data
+    train, vali, _ = toy_split
     with pytest.raises(ValueError, match=name):
         RankNetModel(**FAST).fit(train, vali, grid={name: [value]}, seed=0)
 
 
-def test_unknown_param_and_no_pairs(data):
+def test_unknown_param_and_no_pairs(toy_split):
     with pytest.raises(TypeError, match="max_rounds"):
         RankNetModel(max_rounds=3)
-    train, vali, _ = data
+    train, vali, _ = toy_split
     flat = Collection(features=train.features, labels=np.zeros_like(train.labels), offsets=train.offsets,
                       qids=train.qids)
     with pytest.raises(ValueError, match="no within-query pair"):
         RankNetModel(**FAST).fit(flat, vali, grid={}, seed=0)
 
 
-# -- (f) probabilities ------------------------------------------------------------------
-def test_predict_proba_rows_sum_to_one(fitted, data):
-    test = data[2]
-    p = fitted.predict_proba(test.features)
-    assert p.shape == (test.n_docs, 5) and p.dtype == np.float64
-    assert p.min() >= 0
-    np.testing.assert_allclose(p.sum(axis=1), 1.0, rtol=0, atol=1e-12)
-    s, p2 = fitted.score_and_proba(test.features)
-    assert np.array_equal(p, p2) and np.array_equal(s, fitted.score(test.features))
+# -- (f) probabilities (distributions: test_models.test_probabilities_are_distributions) --
+def test_expected_grade_increases_with_the_score(fitted, toy_split):
+    test = toy_split[2]
+    s = fitted.score(test.features)
     # calibrated on the validation half: expected grade increases with the score
     order = np.argsort(s)
     assert np.all(np.diff(fitted.expected_grade(test.features)[order]) >= -1e-12)
