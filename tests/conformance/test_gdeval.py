@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval.pl 
 
 
 @pytest.mark.parametrize("k", [1, 5, 20])
-def test_gdeval_preset_equals_gdeval(tmp_path, k):
+def test_gdeval_preset_equals_gdeval(tmp_path, trec_files, k):
     """Through TREC files, as a Web track user has them (the peer adapter is tested below)."""
     ir_measures = pytest.importorskip("ir_measures")
     rng = np.random.default_rng(k)
@@ -29,8 +29,7 @@ def test_gdeval_preset_equals_gdeval(tmp_path, k):
                 qrels.append(f"{q} 0 doc{d:03d} {int(rng.choice([-2, 0, 0, 1, 2, 3, 4]))}\n")
             if rng.random() < 0.9:  # integer scores: ties everywhere, broken by docno
                 run.append(f"{q} Q0 doc{d:03d} 0 {int(rng.integers(0, 4))} r\n")
-    (tmp_path / "qrels").write_text("".join(qrels))
-    (tmp_path / "run").write_text("".join(run))
+    trec_files("".join(qrels), "".join(run))
     # gdeval.pl itself (ir-measures' wrapper would add a 0 for every qrels topic gdeval does not report)
     script = resources.files(ir_measures) / "bin" / "gdeval.pl"
     out = subprocess.run(["perl", str(script), str(tmp_path / "qrels"), str(tmp_path / "run"), str(k)],

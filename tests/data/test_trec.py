@@ -9,7 +9,7 @@ from cli_run import evalrank
 from evalrank.data.trec import TrecFormatError, align, read_qrels, read_run
 
 
-def write_case(tmp_path, seed=0, n_queries=30):
+def write_case(trec_files, seed=0, n_queries=30):
     rng = np.random.default_rng(seed)
     qrels, run = [], []
     qrel_d, run_d = {}, {}
@@ -22,14 +22,13 @@ def write_case(tmp_path, seed=0, n_queries=30):
         run_d[qid] = docs
         run += [f"{qid} Q0 {d} {r} {s} tag" for r, (d, s) in enumerate(docs.items(), start=1)]
     run += ["extra Q0 D1 1 1.0 tag"]  # a query without qrels
-    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
-    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    trec_files(qrels, run)
     return qrel_d, run_d
 
 
-def test_cli_matches_pytrec_eval_with_unretrieved_and_unjudged_documents(tmp_path):
+def test_cli_matches_pytrec_eval_with_unretrieved_and_unjudged_documents(tmp_path, trec_files):
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qrel_d, run_d = write_case(tmp_path)
+    qrel_d, run_d = write_case(trec_files)
     out = evalrank("ndcg", "--qrels", tmp_path / "qrels", "--run", tmp_path / "run", "-k", "5", "--format", "json")
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
@@ -42,10 +41,9 @@ def test_cli_matches_pytrec_eval_with_unretrieved_and_unjudged_documents(tmp_pat
     assert "count as non-relevant" in out.stderr and "have no qrels" in out.stderr
 
 
-def test_align_counts_and_ideal_from_all_judgments(tmp_path):
-    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 2\n1 0 c -1\n2 0 x 1\n")
-    (tmp_path / "run").write_text("1 Q0 a 1 0.5 t\n1 Q0 z 2 0.9 t\n3 Q0 a 1 0.1 t\n")
-    t = align(read_qrels(tmp_path / "qrels"), read_run(tmp_path / "run"))
+def test_align_counts_and_ideal_from_all_judgments(trec_files):
+    qrels, run = trec_files("1 0 a 1\n1 0 b 2\n1 0 c -1\n2 0 x 1\n", "1 Q0 a 1 0.5 t\n1 Q0 z 2 0.9 t\n3 Q0 a 1 0.1 t\n")
+    t = align(read_qrels(qrels), read_run(run))
     assert t.qids.tolist() == ["1"] and t.unjudged == 1
     assert t.run_only == ["3"] and t.qrels_only == ["2"]
     assert t.labels.tolist() == [1, 0] and sorted(t.ideal_labels.tolist()) == [0, 1, 2]

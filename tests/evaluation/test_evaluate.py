@@ -18,10 +18,8 @@ RUN = "1 Q0 b 1 0.9 t\n1 Q0 a 2 0.5 t\n1 Q0 d 3 0.5 t\n2 Q0 a 1 1 t\n4 Q0 a 1 1 
 
 
 @pytest.fixture
-def files(tmp_path):
-    (tmp_path / "qrels").write_text(QRELS)
-    (tmp_path / "run").write_text(RUN)
-    return tmp_path / "qrels", tmp_path / "run"
+def files(trec_files):
+    return trec_files(QRELS, RUN)
 
 
 def test_hand_computed_values(files):
@@ -77,20 +75,18 @@ def test_files_as_users_have_them(tmp_path, files):
     ("1 0 a 1\n", "2 Q0 a 1 1 t\n", r"no topic of the run has qrels"),
     ("1 0 a 1\n", "# nothing\n", r"run: no run lines"),
 ])
-def test_bad_files_are_refused_naming_file_and_line(tmp_path, qrels, run, match):
-    (tmp_path / "qrels").write_text(qrels)
-    (tmp_path / "run").write_text(run)
+def test_bad_files_are_refused_naming_file_and_line(trec_files, qrels, run, match):
+    files = trec_files(qrels, run)
     with pytest.raises(ValueError, match=match):
-        er.evaluate(tmp_path / "qrels", tmp_path / "run", ["map"])
-    out = evalrank("evaluate", "-m", "map", tmp_path / "qrels", tmp_path / "run")
+        er.evaluate(*files, ["map"])
+    out = evalrank("evaluate", "-m", "map", *files)
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.startswith("evalrank evaluate: error: ") and "Traceback" not in out.stderr
 
 
-def test_a_duplicate_judgment_of_a_topic_not_evaluated_is_read_as_trec_eval_reads_it(tmp_path):
-    (tmp_path / "qrels").write_text("1 0 a 1\n2 0 b 1\n2 0 b 0\n")
-    (tmp_path / "run").write_text("1 Q0 a 1 1 t\n")
-    assert er.evaluate(tmp_path / "qrels", tmp_path / "run", ["map"]).value.tolist() == [1.0]
+def test_a_duplicate_judgment_of_a_topic_not_evaluated_is_read_as_trec_eval_reads_it(trec_files):
+    files = trec_files("1 0 a 1\n2 0 b 1\n2 0 b 0\n", "1 Q0 a 1 1 t\n")
+    assert er.evaluate(*files, ["map"]).value.tolist() == [1.0]
 
 
 @pytest.mark.parametrize("bad, match", [

@@ -54,18 +54,17 @@ def random_case(seed: int, n_topics: int = 25):
     return qrels, run, qd, rd
 
 
-def write(tmp_path, seed):
+def write(trec_files, seed):
     qrels, run, qd, rd = random_case(seed)
-    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
-    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    trec_files(qrels, run)
     return qd, rd
 
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("level", [1, 2])
-def test_every_measure_equals_pytrec_eval(tmp_path, seed, level):
+def test_every_measure_equals_pytrec_eval(tmp_path, trec_files, seed, level):
     pytrec_eval = pytest.importorskip("pytrec_eval")
-    qd, rd = write(tmp_path, seed)
+    qd, rd = write(trec_files, seed)
     df = evaluate(tmp_path / "qrels", tmp_path / "run", MEASURES, relevance_level=level)
     want = pytrec_eval.RelevanceEvaluator(qd, PYTREC, relevance_level=level).evaluate(rd)
     got = {(q, m): v for q, m, v in zip(df.qid, df.measure, df.value)}
@@ -75,10 +74,10 @@ def test_every_measure_equals_pytrec_eval(tmp_path, seed, level):
     assert not bad, bad[:5]
 
 
-def test_the_same_from_dicts_and_dataframes(tmp_path):
+def test_the_same_from_dicts_and_dataframes(tmp_path, trec_files):
     import pandas as pd
 
-    qd, rd = write(tmp_path, 11)
+    qd, rd = write(trec_files, 11)
     from_files = evaluate(tmp_path / "qrels", tmp_path / "run", MEASURES)
     from_dicts = evaluate(qd, {"run": rd}, MEASURES)
     qdf = pd.DataFrame([(q, d, g) for q, docs in qd.items() for d, g in docs.items()],
@@ -92,8 +91,8 @@ def test_the_same_from_dicts_and_dataframes(tmp_path):
         np.testing.assert_array_equal(other.value.to_numpy(), from_files.value.to_numpy())
 
 
-def test_own_ndcg_under_the_trec_preset_equals_ndcg_cut(tmp_path):
-    write(tmp_path, 3)
+def test_own_ndcg_under_the_trec_preset_equals_ndcg_cut(tmp_path, trec_files):
+    write(trec_files, 3)
     df = evaluate(tmp_path / "qrels", tmp_path / "run", ["ndcg_cut.10", "ndcg@10", "ndcg(convention=gdeval)@10"])
     wide = df.pivot(index="qid", columns="measure", values="value")
     np.testing.assert_allclose(wide["ndcg@10"], wide["ndcg_cut_10"], rtol=0, atol=1e-12)
@@ -113,8 +112,8 @@ OPTIONS = [[], ["-c"], ["-M", "7"], ["-l", "2"], ["-c", "-M", "3", "-l", "2"]]
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: " ".join(o) or "default")
-def test_output_is_trec_evals_byte_for_byte(tmp_path, trec_eval, seed, opts):
-    write(tmp_path, 100 + seed)
+def test_output_is_trec_evals_byte_for_byte(tmp_path, trec_files, trec_eval, seed, opts):
+    write(trec_files, 100 + seed)
     ms = ["num_q", "num_ret", "num_rel", "num_rel_ret"] + MEASURES
     args = [str(trec_eval), "-q", *opts, *[a for m in ms for a in ("-m", m)], str(tmp_path / "qrels"),
             str(tmp_path / "run")]
@@ -132,9 +131,8 @@ def test_output_is_trec_evals_byte_for_byte(tmp_path, trec_eval, seed, opts):
     assert got == want
 
 
-def test_duplicates_and_malformed_lines_refused_as_trec_eval_refuses(tmp_path, trec_eval):
-    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n")
-    (tmp_path / "run").write_text("1 Q0 a 1 0.5 t\n1 Q0 b 2 0.4 t\n1 Q0 a 3 0.3 t\n")
+def test_duplicates_and_malformed_lines_refused_as_trec_eval_refuses(tmp_path, trec_files, trec_eval):
+    trec_files("1 0 a 1\n1 0 b 0\n", "1 Q0 a 1 0.5 t\n1 Q0 b 2 0.4 t\n1 Q0 a 3 0.3 t\n")
     te = subprocess.run([str(trec_eval), str(tmp_path / "qrels"), str(tmp_path / "run")], capture_output=True,
                         text=True)
     assert te.returncode != 0 and "duplicate" in te.stderr
