@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.data.collection import Collection
+from evalrank.metrics import ndcg
 
 N_FEATURES = 8
 
@@ -69,3 +70,8 @@ def alter_short_queries(c: Collection, k: int = 10, seed: int = 99) -> Collectio
         y[a:b] = r.permutation(y[a:b])
         X[a:b] = r.standard_normal((b - a, X.shape[1])) * 3.0
     return Collection(features=X, labels=y, offsets=c.offsets, qids=c.qids)
+
+
+def mean_ndcg(scores, c: Collection, convention=None) -> float:
+    """Mean NDCG@10 of ``scores`` on ``c`` over the queries it defines (``nanmean``)."""
+    return float(np.nanmean(ndcg(scores, c.labels, c.offsets, 10, convention=convention)))

@@ -6,10 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalrank.metrics import ndcg
 from evalrank.models.listnet import ListNetModel, listnet_loss_and_grad
 from evalrank.models.quality import random_baseline
-from toy_data import N_FEATURES
+from toy_data import N_FEATURES, mean_ndcg
 
 FAST = dict(max_epochs=20, patience=5, learning_rate=0.01, batch_queries=16)
 
@@ -18,10 +17,6 @@ FAST = dict(max_epochs=20, patience=5, learning_rate=0.01, batch_queries=16)
 def fitted(toy_split):
     train, vali, _ = toy_split
     return ListNetModel(**FAST).fit(train, vali, grid={"l2": [0.0, 1e-3]}, seed=5)
-
-
-def mean_ndcg(scores, c):
-    return float(np.nanmean(ndcg(scores, c.labels, c.offsets, 10)))
 
 
 def random_queries(seed, sizes, d=5):

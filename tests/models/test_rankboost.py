@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 
 from evalrank.data.collection import Collection
-from evalrank.metrics import ndcg
 from evalrank.models.quality import random_baseline
 from evalrank.models.rankboost import (RankBoostModel, boost_alpha, cell_matrix, potential, stump_r,
                                        stump_thresholds)
-from toy_data import toy_collection
+from toy_data import mean_ndcg, toy_collection
 
 FAST = dict(max_rounds=80, patience=20, n_thresholds=32)
 
@@ -27,10 +26,6 @@ def one_query(features, labels) -> Collection:
 def fitted(toy_split):
     train, vali, _ = toy_split
     return RankBoostModel(**FAST).fit(train, vali, grid={"n_thresholds": [8, 32]}, seed=5)
-
-
-def mean_ndcg(scores, c, convention=None):
-    return float(np.nanmean(ndcg(scores, c.labels, c.offsets, 10, convention=convention)))
 
 
 # -- (a) it learns ----------------------------------------------------------------

@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 from evalrank.data.collection import Collection
-from evalrank.metrics import ndcg
 from evalrank.models.quality import random_baseline
 from evalrank.models.ranknet import RankNetModel, forward, init_net, loss_and_grad, pair_loss
-from toy_data import N_FEATURES, toy_collection
+from toy_data import N_FEATURES, mean_ndcg, toy_collection
 
 FAST = dict(max_epochs=12, patience=4, max_pairs_per_epoch=3000, batch_pairs=64, learning_rate=0.01)
 
@@ -19,10 +18,6 @@ FAST = dict(max_epochs=12, patience=4, max_pairs_per_epoch=3000, batch_pairs=64,
 def fitted(toy_split):
     train, vali, _ = toy_split
     return RankNetModel(**FAST).fit(train, vali, grid={"hidden_units": [10, 30]}, seed=5)
-
-
-def mean_ndcg(scores, c, convention=None):
-    return float(np.nanmean(ndcg(scores, c.labels, c.offsets, 10, convention=convention)))
 
 
 # -- (a) it learns ----------------------------------------------------------------
