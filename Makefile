@@ -40,7 +40,7 @@ TEST_WORKERS ?= 4
 test: $(STAMP)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
-test-fast: $(STAMP)   # the inner loop: everything but the end-to-end DAG runs, about 3 minutes
+test-fast: $(STAMP)   # the inner loop: everything but the end-to-end DAG, matrix and Slurm runs (marker slow), 1-2 minutes
 	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 clean:
