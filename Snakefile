@@ -16,6 +16,15 @@ validate_config(config, schema=workflow.source_path("workflow/schemas/config.sch
 report: "workflow/report/workflow.rst"
 
 
+wildcard_constraints:
+    fold=r"[1-5]",
+    part=r"[1-5]",
+    model=r"[a-z_]+(?:_n[0-9]+)?",  # rf_n5000: the RF trained on 5,000 pairs (Fig. 3)
+    experiment=r"fig[0-9]_[a-z0-9_]+",
+    shard=r"[0-9]+",
+    n=r"[0-9]+",
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
@@ -28,11 +37,5 @@ include: "workflow/rules/theory.smk"
 
 rule all:
     input:
-        dataset_outputs(),
-        model_outputs(),
-        active_outputs(),
-        ndcg_outputs(),
-        risk_outputs(),
-        clicks_outputs(),
-        theory_outputs(),
+        get_final_output(),
     default_target: True

@@ -1,47 +1,6 @@
 # Active evaluation (Sawade et al. 2012, Sec. 5): per fold and experiment, q* of every
 # method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3, the
 # coverage study of the interval (coverage.csv, coverage.png) and label_model_check.csv.
-from evalrank.active.experiments import experiments as _experiments
-
-ACT = config["active"]
-_TS = ACT["train_sizes"]
-SIZES = _TS["sizes"] if "rf" in MODELS else []
-# Fig. 3 centre/right's base RF: the fold's own rf when it has the base size (same split,
-# grid and seed: the same model), else an RF tuned on base pairs; the larger sizes reuse
-# its hyperparameters instead of searching the grid again
-SIZED_BASE = "rf" if _TS["base"] == config["models"]["train_pairs"] else f"rf_n{_TS['base']}"
-EXPERIMENTS = {
-    e.name: e
-    for e in _experiments(
-        MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"], sizes=SIZES, base_model=SIZED_BASE
-    )
-}
-SHARDS = list(range(ACT["shards"]))
-
-
-def experiment_args(name):
-    sizes = " ".join(map(str, SIZES))
-    return (
-        f"--experiment {name} --models {' '.join(MODELS)} --drop {ACT['index_update_drop']}"
-        f" --base-pairs {_TS['base']} --base-model {SIZED_BASE}" + (f" --sizes {sizes}" if SIZES else "")
-    )
-
-
-def active_outputs():
-    if not ACT["enabled"] or not EXPERIMENTS:
-        return []
-    figs = [f"{RESULTS}/active/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
-    if SIZES:
-        figs += [f"{RESULTS}/active/fig3_train_size_{m}.png" for m in ACT["measures"]]
-    return [
-        f"{RESULTS}/active/savings.csv",
-        f"{RESULTS}/active/curves.csv",
-        f"{RESULTS}/active/costs.png",
-        f"{RESULTS}/active/coverage.csv",
-        f"{RESULTS}/active/coverage.png",
-        f"{RESULTS}/active/label_model_check.csv",
-    ] + figs
-
 
 rule split_sized:
     input:
@@ -181,7 +140,7 @@ rule active_summary:
             category="Active evaluation",
         ),
     params:
-        out=f"{RESULTS}/active",
+        out=output_dir,
         ref=ACT["reference_budget"],
         ts_budget=_TS["budget"],
         level=ACT["coverage_level"],

@@ -1,22 +1,6 @@
 # Judgments + clicks (Ozertem et al. 2011): a simulated search world with known
 # true grades, click models, beta mapping, hybrid smoothing, ΔDCG@5 of every test
 # by every estimator; Tables 2 and 4-8, Figs. 1-8 under results/<name>/clicks/.
-import json
-
-CLICKS = config["clicks"]
-CWORLD = CLICKS["world"]
-CLICKS_DIR = f"{RESULTS}/clicks"
-CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
-CLICKS_GRADES = " ".join(CLICKS["grades"])
-
-
-def clicks_outputs():
-    if not CLICKS["enabled"]:
-        return []
-    tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]
-    return [f"{CLICKS_DIR}/{f}" for f in tables + [f"fig{i}.png" for i in range(1, 9)]] + [
-        f"{CLICKS_DIR}/dbn_recovery.csv"]
-
 
 rule clicks_simulate:
     input:
@@ -27,7 +11,7 @@ rule clicks_simulate:
     params:
         predictions=lambda w, input: " ".join(f"{m}={p}" for m, p in zip(CLICKS_RANKERS, input.predictions)),
         world=json.dumps(CWORLD, sort_keys=True),
-        out=f"{CLICKS_DIR}/world",
+        out=output_dir,
         seed=config["seed"],
         grades=CLICKS_GRADES,
     log:
@@ -81,7 +65,7 @@ rule clicks_estimate:
         expand(f"{CLICKS_DIR}/estimates/{{f}}",
                f=["estimates.npz", "summaries.csv", "sigma.csv", "loo_curve.csv", "sources.npz", "min_views.csv"]),
     params:
-        out=f"{CLICKS_DIR}/estimates",
+        out=output_dir,
         c=CLICKS,
         bounds=" ".join(map(str, CLICKS["smoothing"]["sigma_bounds"])),
         grid=" ".join(map(str, CLICKS["dbn"]["min_views_grid"])),
@@ -116,8 +100,8 @@ rule clicks_report:
         expand(f"{CLICKS_DIR}/{{f}}", f=[f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]),
         report(expand(f"{CLICKS_DIR}/fig{{i}}.png", i=range(1, 9)), caption="../report/clicks.rst", category="Clicks"),
     params:
-        src=f"{CLICKS_DIR}/estimates",
-        out=CLICKS_DIR,
+        src=input_dir,
+        out=output_dir,
         c=CLICKS,
         grades=CLICKS_GRADES,
     log:

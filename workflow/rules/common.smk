@@ -43,15 +43,6 @@ if config["risk"]["learning"]["dataset"] is not None:
 MODELS = config["models"]["names"]
 
 
-wildcard_constraints:
-    fold=r"[1-5]",
-    part=r"[1-5]",
-    model=r"[a-z_]+(?:_n[0-9]+)?",  # rf_n5000: the RF trained on 5,000 pairs (Fig. 3)
-    experiment=r"fig[0-9]_[a-z0-9_]+",
-    shard=r"[0-9]+",
-    n=r"[0-9]+",
-
-
 def partition_txt(part):
     """LETOR text file holding exactly query partition S_part (MSLR rotation)."""
     return str(partition_file(DATA_ROOT, int(part)))
@@ -83,6 +74,16 @@ def model_outputs():
         [f"{RESULTS}/fold{{fold}}/quality/quality.csv", f"{RESULTS}/fold{{fold}}/quality/quality.png"],
         fold=FOLDS,
     ) + expand(f"{RESULTS}/fold{{fold}}/quality/reliability/{{model}}.png", fold=FOLDS, model=MODELS)
+
+
+def output_dir(wildcards, output):
+    """params function: the folder of a rule's first output (a stage's --out-dir)."""
+    return str(Path(output[0]).parent)
+
+
+def input_dir(wildcards, input):
+    """params function: the folder of a rule's first input."""
+    return str(Path(input[0]).parent)
 
 
 def _config_file(path):
@@ -141,3 +142,166 @@ def data_checked(wildcards):
     path = checkpoints.data_facts.get().output[0]
     check_data_config(read_facts(path))
     return path
+
+
+# == Per stage: its config section, paths, parameter helpers and targets (the stage's rules are
+# in <stage>.smk). A *_outputs() helper lists what the stage makes when it is enabled; rule all
+# asks for get_final_output(), all of them.
+
+
+# -- Active evaluation (active.smk) ------------------------------------------------------------
+from evalrank.active.experiments import experiments as _experiments
+
+ACT = config["active"]
+_TS = ACT["train_sizes"]
+SIZES = _TS["sizes"] if "rf" in MODELS else []
+# Fig. 3 centre/right's base RF: the fold's own rf when it has the base size (same split,
+# grid and seed: the same model), else an RF tuned on base pairs; the larger sizes reuse
+# its hyperparameters instead of searching the grid again
+SIZED_BASE = "rf" if _TS["base"] == config["models"]["train_pairs"] else f"rf_n{_TS['base']}"
+EXPERIMENTS = {
+    e.name: e
+    for e in _experiments(
+        MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"], sizes=SIZES, base_model=SIZED_BASE
+    )
+}
+SHARDS = list(range(ACT["shards"]))
+
+
+def experiment_args(name):
+    sizes = " ".join(map(str, SIZES))
+    return (
+        f"--experiment {name} --models {' '.join(MODELS)} --drop {ACT['index_update_drop']}"
+        f" --base-pairs {_TS['base']} --base-model {SIZED_BASE}" + (f" --sizes {sizes}" if SIZES else "")
+    )
+
+
+def active_outputs():
+    if not ACT["enabled"] or not EXPERIMENTS:
+        return []
+    figs = [f"{RESULTS}/active/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
+    if SIZES:
+        figs += [f"{RESULTS}/active/fig3_train_size_{m}.png" for m in ACT["measures"]]
+    return [
+        f"{RESULTS}/active/savings.csv",
+        f"{RESULTS}/active/curves.csv",
+        f"{RESULTS}/active/costs.png",
+        f"{RESULTS}/active/coverage.csv",
+        f"{RESULTS}/active/coverage.png",
+        f"{RESULTS}/active/label_model_check.csv",
+    ] + figs
+
+
+# -- NDCG conventions (ndcg.smk) ---------------------------------------------------------------
+import json
+
+NDCG = config["ndcg"]
+
+
+def ndcg_runs():
+    runs = []
+    for fold in NDCG["folds"]:
+        for learner in NDCG["learners"]:
+            convs = NDCG["train_conventions"] if learner in NDCG["fig1_learners"] else [NDCG["reference"]]
+            runs += [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz" for conv in convs]
+    return runs
+
+
+def ndcg_outputs():
+    if not NDCG["enabled"]:
+        return []
+    out = f"{RESULTS}/ndcg"
+    audit = [f"{out}/tool_conventions.csv"] if NDCG["audit"] else []
+    return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
+
+
+# -- Risk (risk.smk) ---------------------------------------------------------------------------
+import json
+
+RISK = config["risk"]
+POP = RISK["population"]
+
+
+def risk_outputs():
+    if not RISK["enabled"]:
+        return []
+    learning = [f"{RESULTS}/risk/learning/table7.csv"] if RISK["learning"]["enabled"] else []
+    out = [f"{RESULTS}/risk/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
+    if not RISK["example"]["enabled"]:
+        out = []
+    if POP["enabled"]:
+        out += [f"{RESULTS}/risk/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
+    return out + learning
+
+
+
+# -- Sec. 6: risk-sensitive LambdaMART (Table 7) ---------------------------------
+LEARN = RISK["learning"]
+LDS = LEARN["dataset"]  # None: the config's dataset (its rules: DATASETS in common.smk, data.smk)
+LEARN_PARTS = expand(f"{DATASETS[-1].parsed}/S{{part}}.npz", part=PARTITIONS)
+
+LEARN_PROTOCOL = (
+    f"--holdout {LEARN['holdout']} --n-folds {LEARN['n_folds']} --seed {config['seed']}"
+    f" --convention {LEARN['convention']}"
+)
+
+
+def risk_learning_mem_mb(input_mb):
+    """Peak memory of a risk_baseline / risk_learn job: all five partitions in memory, LightGBM's
+    binned copy and the fold's slices, ~7.6 x the parsed partitions (4,963 MB measured on
+    MSLR-WEB10K's 652 MB of partitions, issue 16), with room."""
+    return max(2000, int(8 * input_mb) + 500)
+
+
+def risk_learners():
+    from evalrank.riskstudy.learning import learner_specs
+
+    return {s["name"]: s for s in learner_specs(LEARN["methods"], LEARN["alphas"])}
+
+
+def _baseline_models(wildcards=None):
+    return expand(f"{RESULTS}/risk/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
+
+
+# -- Judgments + clicks (clicks.smk) -----------------------------------------------------------
+import json
+
+CLICKS = config["clicks"]
+CWORLD = CLICKS["world"]
+CLICKS_DIR = f"{RESULTS}/clicks"
+CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
+CLICKS_GRADES = " ".join(CLICKS["grades"])
+
+
+def clicks_outputs():
+    if not CLICKS["enabled"]:
+        return []
+    tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]
+    return [f"{CLICKS_DIR}/{f}" for f in tables + [f"fig{i}.png" for i in range(1, 9)]] + [
+        f"{CLICKS_DIR}/dbn_recovery.csv"]
+
+
+# -- Theory (theory.smk) -----------------------------------------------------------------------
+import json
+
+THEORY = config["theory"]
+THEORY_DIR = f"{RESULTS}/theory"
+THEORY_PARAMS = json.dumps({k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")})
+TLISTS = THEORY["lists"]
+TLISTS_FIGS = [f"{THEORY_DIR}/lists_fig{i}.png" for i in range(1, len(TLISTS["measures"]) + 1)]
+
+
+def theory_outputs():
+    if not THEORY["enabled"]:
+        return []
+    tables = ["limits.csv", "convergence.csv", "gaps.csv", "rate.csv", "distinguishability.csv"]
+    out = [f"{THEORY_DIR}/{f}" for f in tables + ["convergence.png", "distinguishability.png"]]
+    if TLISTS["enabled"]:
+        out += [f"{THEORY_DIR}/lists.csv"] + TLISTS_FIGS
+    return out
+
+
+def get_final_output():
+    """The targets of the default rule (all), stage by stage; a disabled stage adds none."""
+    return (dataset_outputs() + model_outputs() + active_outputs() + ndcg_outputs() + risk_outputs()
+            + clicks_outputs() + theory_outputs())

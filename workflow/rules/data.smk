@@ -11,7 +11,7 @@ for _d in DATASETS:
             output:
                 _d.partition_files(),
             params:
-                root=_d.root,
+                root=lambda w, d=_d: d.root,  # the folder of the outputs (partition_file)
                 seed=_d.seed,
                 args=synthesize_args(_d.config),
             log:

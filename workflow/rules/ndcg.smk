@@ -1,27 +1,6 @@
 # NDCG conventions (Busa-Fekete et al. 2012): the audit of today's tools on crafted
 # cases, then each learner x training convention x LETOR fold, then Figs. 1-2,
 # ordering.csv and claims.csv.
-import json
-
-NDCG = config["ndcg"]
-
-
-def ndcg_runs():
-    runs = []
-    for fold in NDCG["folds"]:
-        for learner in NDCG["learners"]:
-            convs = NDCG["train_conventions"] if learner in NDCG["fig1_learners"] else [NDCG["reference"]]
-            runs += [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz" for conv in convs]
-    return runs
-
-
-def ndcg_outputs():
-    if not NDCG["enabled"]:
-        return []
-    out = f"{RESULTS}/ndcg"
-    audit = [f"{out}/tool_conventions.csv"] if NDCG["audit"] else []
-    return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
-
 
 rule ndcg_audit:
     output:
@@ -82,7 +61,7 @@ rule ndcg_report:
         figs=report([f"{RESULTS}/ndcg/fig1.png", f"{RESULTS}/ndcg/fig2.png"], caption="../report/ndcg.rst",
                     category="NDCG conventions"),
     params:
-        out=f"{RESULTS}/ndcg",
+        out=output_dir,
         k=NDCG["k"],
         ref=NDCG["reference"],
         learners=" ".join(NDCG["learners"]),

@@ -1,22 +1,5 @@
 # Risk-sensitive evaluation (Dinçer et al. 2016): the worked example (Tables 4-5,
 # Figs. 1-2), a population of systems on our data (Table 6, Fig. 3).
-import json
-
-RISK = config["risk"]
-POP = RISK["population"]
-
-
-def risk_outputs():
-    if not RISK["enabled"]:
-        return []
-    learning = [f"{RESULTS}/risk/learning/table7.csv"] if RISK["learning"]["enabled"] else []
-    out = [f"{RESULTS}/risk/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
-    if not RISK["example"]["enabled"]:
-        out = []
-    if POP["enabled"]:
-        out += [f"{RESULTS}/risk/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
-    return out + learning
-
 
 rule risk_example:
     input:
@@ -28,7 +11,7 @@ rule risk_example:
         report(expand(f"{RESULTS}/risk/example/{{f}}", f=["fig1.png", "fig2.png"]), caption="../report/risk.rst",
                category="Risk"),
     params:
-        out=f"{RESULTS}/risk/example",
+        out=output_dir,
     log:
         f"{LOGS}/risk/example.log",
     benchmark:
@@ -85,7 +68,7 @@ rule risk_table6:
         expand(f"{RESULTS}/risk/population/{{f}}", f=["table6.csv", "observations.csv", "georisk_curves.csv"]),
         report(f"{RESULTS}/risk/population/fig3.png", caption="../report/risk.rst", category="Risk"),
     params:
-        out=f"{RESULTS}/risk/population",
+        out=output_dir,
         alphas=" ".join(map(str, POP["alphas"])),
         baseline=f"f{POP['baseline_feature']}",
         measure=POP["measure"],
@@ -104,32 +87,6 @@ rule risk_table6:
 
 
 # -- Sec. 6: risk-sensitive LambdaMART (Table 7) ---------------------------------
-LEARN = RISK["learning"]
-LDS = LEARN["dataset"]  # None: the config's dataset (its rules: DATASETS in common.smk, data.smk)
-LEARN_PARTS = expand(f"{DATASETS[-1].parsed}/S{{part}}.npz", part=PARTITIONS)
-
-LEARN_PROTOCOL = (
-    f"--holdout {LEARN['holdout']} --n-folds {LEARN['n_folds']} --seed {config['seed']}"
-    f" --convention {LEARN['convention']}"
-)
-
-
-def risk_learning_mem_mb(input_mb):
-    """Peak memory of a risk_baseline / risk_learn job: all five partitions in memory, LightGBM's
-    binned copy and the fold's slices, ~7.6 x the parsed partitions (4,963 MB measured on
-    MSLR-WEB10K's 652 MB of partitions, issue 16), with room."""
-    return max(2000, int(8 * input_mb) + 500)
-
-
-def risk_learners():
-    from evalrank.riskstudy.learning import learner_specs
-
-    return {s["name"]: s for s in learner_specs(LEARN["methods"], LEARN["alphas"])}
-
-
-def _baseline_models(wildcards=None):
-    return expand(f"{RESULTS}/risk/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
-
 
 rule risk_baseline:
     wildcard_constraints:
@@ -199,7 +156,7 @@ rule risk_table7:
     params:
         protocol=LEARN_PROTOCOL,
         folds=" ".join(map(str, LEARN["folds"])),
-        out=f"{RESULTS}/risk/learning",
+        out=output_dir,
         feature=LEARN["baseline_feature"],
         threshold=LEARN["loss_threshold"],
     log:

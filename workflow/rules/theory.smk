@@ -1,21 +1,5 @@
-import json
-
-THEORY = config["theory"]
-THEORY_DIR = f"{RESULTS}/theory"
-THEORY_PARAMS = json.dumps({k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")})
-TLISTS = THEORY["lists"]
-TLISTS_FIGS = [f"{THEORY_DIR}/lists_fig{i}.png" for i in range(1, len(TLISTS["measures"]) + 1)]
-
-
-def theory_outputs():
-    if not THEORY["enabled"]:
-        return []
-    tables = ["limits.csv", "convergence.csv", "gaps.csv", "rate.csv", "distinguishability.csv"]
-    out = [f"{THEORY_DIR}/{f}" for f in tables + ["convergence.png", "distinguishability.png"]]
-    if TLISTS["enabled"]:
-        out += [f"{THEORY_DIR}/lists.csv"] + TLISTS_FIGS
-    return out
-
+# NDCG as lists grow (Wang et al. 2013): samples per list size -> limits, convergence and
+# distinguishability (theory_report); Sec. 4 on trained rankers (theory_lists).
 
 rule theory_sample:
     output:
@@ -48,7 +32,7 @@ rule theory_report:
                caption="../report/theory.rst", category="Theory"),
     params:
         p=THEORY_PARAMS,
-        out=THEORY_DIR,
+        out=output_dir,
     log:
         f"{LOGS}/theory/report.log",
     benchmark:
@@ -75,7 +59,10 @@ rule theory_lists:
         measures=" ".join(f"'{m}'" for m in TLISTS["measures"]),
         seed=config["seed"],
         n_features=config["dataset"]["n_features"],
-        out=THEORY_DIR,
+        source=TLISTS["source"],
+        queries=TLISTS["queries"],
+        docs=TLISTS["docs_per_query"],
+        out=output_dir,
     log:
         f"{LOGS}/theory/lists.log",
     benchmark:
@@ -85,8 +72,8 @@ rule theory_lists:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank stage theory-lists --models {params.models} --source {TLISTS[source]} {params.partition}"
-        " --queries {TLISTS[queries]} --docs-per-query {TLISTS[docs_per_query]} --n-features {params.n_features}"
+        "python -m evalrank stage theory-lists --models {params.models} --source {params.source} {params.partition}"
+        " --queries {params.queries} --docs-per-query {params.docs} --n-features {params.n_features}"
         " --sizes {params.sizes} --measures {params.measures} --seed {params.seed} --out-dir {params.out:q}"
         " 2> {log:q}"
 

@@ -1,0 +1,103 @@
+"""CI checks of the workflow itself (issue 19, acceptance 5), run by `make test` like every test:
+
+- every key of the config schema has a description;
+- `snakemake --lint` reports nothing but the findings listed in ACCEPTED_LINTS, each a deliberate choice;
+- a dry run of every config shipped in config/ builds its DAG (overlays such as scale.yaml on top of
+  the config they name, as the README runs them).
+
+Dry runs need no data: a downloaded kind whose files are missing plans its download job. About 20 s."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from dagrun import REPO, snakemake
+
+SCHEMA = REPO / "src" / "evalrank" / "schemas" / "config.schema.yaml"
+CONFIGS = REPO / "config"
+
+# Overlays: a config file that only replaces some sections of another one (its header says which),
+# dry-run on top of it. Every other config in config/ runs on its own (over config/config.yaml, which
+# the Snakefile always loads first).
+OVERLAYS = {"scale.yaml": "paper.yaml"}
+
+# Lints that are deliberate choices, not oversights (title prefix -> why):
+ACCEPTED_LINTS = {
+    # One software environment for the whole workflow: `make` installs the package into .venv
+    # (environment.yml for conda users) and every rule calls `python -m evalrank`; per-rule conda
+    # environments would duplicate it 30 times and pin nothing more.
+    "Specify a conda environment or container for each rule.",
+}
+
+
+def _schema_properties(node, path=""):
+    """(path, schema) of every named property, through nested objects, arrays, maps and $defs."""
+    if not isinstance(node, dict):
+        return
+    for key, sub in (node.get("properties") or {}).items():
+        p = f"{path}.{key}" if path else key
+        yield p, sub
+        yield from _schema_properties(sub, p)
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            yield from _schema_properties(node[key], f"{path}[]")
+    for key in ("oneOf", "anyOf", "allOf"):
+        for sub in node.get(key) or []:
+            yield from _schema_properties(sub, path)
+    for key, sub in (node.get("$defs") or {}).items():
+        yield from _schema_properties(sub, f"$defs.{key}")
+
+
+def test_every_schema_key_is_described():
+    schema = yaml.safe_load(SCHEMA.read_text())
+    props = list(_schema_properties(schema))
+    assert len(props) > 150  # the walk reaches the nested sections
+    bare = [p for p, sub in props if not str(sub.get("description", "")).strip()]
+    assert not bare, f"{len(bare)} schema keys without a description: {bare}"
+
+
+def _lints(text: str) -> list[tuple[str, str]]:
+    """(rule or snakefile, lint title) of every finding in `snakemake --lint`'s text output."""
+    out, where = [], None
+    for line in text.splitlines():
+        m = re.match(r"Lints for (?:rule|snakefile) (\S+)", line)
+        if m:
+            where = m.group(1)
+            continue
+        m = re.match(r"    \* (.+?):?$", line)
+        if m and where:
+            out.append((where, m.group(1).rstrip(":")))
+    return out
+
+
+def test_snakemake_lint(tmp_path):
+    pytest.importorskip("snakemake")
+    out = snakemake(tmp_path, "--lint", configs=(CONFIGS / "config.yaml",), check=False)
+    text = out.stdout + out.stderr
+    found = _lints(text)
+    if out.returncode != 0:
+        assert found, f"snakemake --lint failed without lints:\n{text[-4000:]}"
+    left = [f"{where}: {title}" for where, title in found if not title.startswith(tuple(ACCEPTED_LINTS))]
+    assert not left, "snakemake --lint:\n" + "\n".join(left)
+
+
+def _shipped_configs():
+    names = sorted(p.name for p in CONFIGS.glob("*.yaml"))
+    return [(OVERLAYS[n], n) if n in OVERLAYS else (n,) for n in names]
+
+
+@pytest.mark.parametrize("files", _shipped_configs(), ids=lambda f: "+".join(f))
+def test_dry_run(tmp_path, files):
+    pytest.importorskip("snakemake")
+    out = snakemake(tmp_path, "-n", "--quiet", "rules", configs=[CONFIGS / f for f in files])
+    text = out.stdout + out.stderr
+    assert "Job stats" in text and re.search(r"^all\s+1$", text, re.M), text[-3000:]
+
+
+def test_every_overlay_exists():
+    for overlay, base in OVERLAYS.items():
+        assert (CONFIGS / overlay).exists() and (CONFIGS / base).exists()
+        assert base in (CONFIGS / overlay).read_text()  # its header names the config it goes on
