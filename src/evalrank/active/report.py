@@ -20,6 +20,23 @@ SAVINGS_COLUMNS = ["experiment", "measure", "reference_budget", "passive_error",
                    "saving", "paper_saving"]
 
 
+def _shards(shard_paths, setups):
+    """``(path, shard, (experiment, fold))`` of every shard, checked: its setup exists and every
+    shard used the first shard's budgets."""
+    budgets = None
+    for p in shard_paths:
+        sh = io.load_arrays(p)
+        meta = json.loads(str(sh["meta"]))
+        key = (meta["experiment"], int(meta["fold"]))
+        if key not in setups:
+            raise ValueError(f"shard {p} belongs to {key}, which has no setup")
+        if budgets is None:
+            budgets = sh["budgets"]
+        elif not np.array_equal(budgets, sh["budgets"]):
+            raise ValueError(f"shard {p} used other budgets than the first shard")
+        yield p, sh, key
+
+
 def summarize(setup_paths, shard_paths):
     """Error curves over folds x repetitions.
 
@@ -41,16 +58,8 @@ def summarize(setup_paths, shard_paths):
     covered = defaultdict(list)
     truths = defaultdict(dict)
     budgets = None
-    for p in shard_paths:
-        sh = io.load_arrays(p)
-        meta = json.loads(str(sh["meta"]))
-        key = (meta["experiment"], int(meta["fold"]))
-        if key not in setups:
-            raise ValueError(f"shard {p} belongs to {key}, which has no setup")
-        if budgets is None:
-            budgets = sh["budgets"]
-        elif not np.array_equal(budgets, sh["budgets"]):
-            raise ValueError(f"shard {p} used other budgets than the first shard")
+    for p, sh, key in _shards(shard_paths, setups):
+        budgets = sh["budgets"]
         covered[key].append((sh["repetition"], int(sh["n_repetitions"])))
         smeta, s = setups[key]
         for m in smeta["measures"]:
@@ -178,16 +187,8 @@ def coverage_table(setup_paths, shard_paths, *, level: float = 0.95):
     setups, order = _setups(setup_paths)
     acc = defaultdict(list)
     budgets = None
-    for p in shard_paths:
-        sh = io.load_arrays(p)
-        meta = json.loads(str(sh["meta"]))
-        key = (meta["experiment"], int(meta["fold"]))
-        if key not in setups:
-            raise ValueError(f"shard {p} belongs to {key}, which has no setup")
-        if budgets is None:
-            budgets = sh["budgets"]
-        elif not np.array_equal(budgets, sh["budgets"]):
-            raise ValueError(f"shard {p} used other budgets than the first shard")
+    for p, sh, key in _shards(shard_paths, setups):
+        budgets = sh["budgets"]
         smeta, s = setups[key]
         for m in smeta["measures"]:
             truth = float(s[f"truth_{m}"])
