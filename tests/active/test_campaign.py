@@ -270,3 +270,13 @@ def test_few_draws_are_flagged():
     assert few["draws"] <= 50 and "only" in few["warning"]
     many = estimate(plan(pool, budget=100, measure="err"), pool, labels)
     assert many["draws"] > 50 and many["warning"] is None
+
+
+def test_the_pool_ranks_as_trec_eval_ranks(tmp_path):
+    """score (compared in float32) then docno, both descending; file order plays no part."""
+    from evalrank.active.files import pool_from_trec
+
+    (tmp_path / "run").write_text("q Q0 d10 1 0.5 t\nq Q0 d9 2 0.5 t\nq Q0 a 3 0.50000001 t\nq Q0 z 4 0.9 t\n")
+    (tmp_path / "probs").write_text("".join(f"q {d} 0.5 0.5\n" for d in ("d10", "d9", "a", "z")))
+    pool, ids = pool_from_trec(tmp_path / "run", tmp_path / "probs")
+    assert [ids[i][1] for i in pool.order_a] == ["z", "d9", "d10", "a"]

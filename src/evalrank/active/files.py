@@ -179,18 +179,22 @@ def _qrels_grades(qrels) -> dict:
 
 
 def _run_rows(path):
-    """A run's documents per query, ranked as trec_eval ranks them (score, then docno, both
-    descending): ``{qid: [(docno, line), ...]}`` in rank order."""
+    """A run's documents per query, ranked as trec_eval ranks them (the ``trec`` preset's rule:
+    score compared in float32, then docno, both descending; :func:`evalrank.metrics.ranking.rank_order`):
+    ``{qid: [(docno, line), ...]}`` in rank order."""
     from evalrank.data.trec import read_trec
+    from evalrank.metrics.ranking import rank_order, round_scores
 
     t = read_trec(path, "run")
-    ids = [bytes(t.buf[s:e]).decode("utf-8", "replace") for s, e in zip(t.doc_start.tolist(), t.doc_end.tolist())]
-    score = t.value.astype(np.float32)
+    ids = np.array([bytes(t.buf[s:e]).decode("utf-8", "replace")
+                    for s, e in zip(t.doc_start.tolist(), t.doc_end.tolist())])
+    grouped = np.argsort(t.qid, kind="stable")
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(t.qid, minlength=len(t.qids))))).astype(np.int64)
+    order = grouped[rank_order(round_scores(t.value[grouped], "float32"), offsets, ties="docid",
+                               doc_ids=ids[grouped], docid_order="descending")]
     out: dict[str, list] = {}
-    order = sorted(range(len(ids)), key=lambda j: (t.qid[j], -score[j], _desc(ids[j])))
-    for j in order:
-        docs = out.setdefault(t.qids[t.qid[j]], [])
-        docs.append((ids[j], int(t.line[j])))
+    for j in order.tolist():
+        out.setdefault(t.qids[t.qid[j]], []).append((str(ids[j]), int(t.line[j])))
     for q, docs in out.items():
         seen = {}
         for d, line in docs:
@@ -198,16 +202,6 @@ def _run_rows(path):
                 raise TrecFormatError(f"{path}:{line}: document {d!r} retrieved twice for query {q!r}")
             seen[d] = line
     return out
-
-
-class _desc(str):
-    """A str that sorts in reverse (docno descending: trec_eval's tie rule)."""
-
-    def __lt__(self, other):
-        return str.__gt__(self, other)
-
-    def __gt__(self, other):
-        return str.__lt__(self, other)
 
 
 def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple[Pool, list]:

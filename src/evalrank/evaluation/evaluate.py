@@ -219,7 +219,7 @@ def _doc_ids(run: TrecFile, rows: np.ndarray) -> np.ndarray:
     return _gather_ids(run.buf, run.doc_start, run.doc_end, rows, width).view(f"S{width}").ravel()
 
 
-def _rank_values(m: RankMeasure, ranked, convention: str) -> np.ndarray:
+def _rank_values(m: RankMeasure, ranked, convention: str, ids: np.ndarray) -> np.ndarray:
     from evalrank.metrics import dcg, err, ndcg
     from evalrank.metrics.conventions import resolve
 
@@ -229,7 +229,6 @@ def _rank_values(m: RankMeasure, ranked, convention: str) -> np.ndarray:
     offsets = ranked.offsets
     opts = dict(m.options)
     conv = opts.pop("convention", convention)
-    ids = _doc_ids(run, ranked.rows)
     if m.family == "err":
         max_grade = int(opts.pop("max_grade", 4))
         top = int(labels.max(initial=0))
@@ -285,8 +284,9 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
                 for c in m.columns:
                     values[:, j] = tm[c]
                     j += 1
+        ids = _doc_ids(run, ranked.rows) if own else None   # once per run, for every own measure
         for m in own:
-            values[:, j] = _rank_values(m, ranked, convention)
+            values[:, j] = _rank_values(m, ranked, convention, ids)
             j += 1
         # trec_eval -c sums num_rel over every qrels line with a positive relevance, whatever -l
         extra = {"num_rel": float((q.file.value > 0).sum())} if complete else None
