@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evalrank.active.estimate import budgeted_draws
-from evalrank.active.sampling import METHODS, instrumental, uniform_label_model
+from evalrank.active.sampling import METHODS
 
 __all__ = ["Pool", "Plan", "plan", "estimate", "query_losses", "parse_campaign_measure", "label_model_check"]
 
@@ -130,18 +130,14 @@ def moments(pool: Pool, measure: str, probs=None) -> tuple[np.ndarray, np.ndarra
 
 def sampling_distribution(pool: Pool, measure: str, method: str) -> np.ndarray:
     """``q`` over the pool's queries for ``method`` (Sawade Sec. 5: active, active_uniD,
-    active_uniC, passive)."""
+    active_uniC, passive): :mod:`evalrank.active.sampling`'s q* of the label model's moments
+    (:func:`moments`, which adds NDCG's first-order moments to Theorem 3's DCG and ERR)."""
+    from evalrank.active.sampling import _variants
+
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
-    n = pool.n_queries
-    if method == "passive":
-        return np.full(n, 1.0 / n)
-    probs = pool.probs if method != "active_uniD" else uniform_label_model(*pool.probs.shape)
-    mean, var = moments(pool, measure, probs)
-    center = mean.mean()
-    second = var + (mean - center) ** 2
-    costs = pool.costs if method != "active_uniC" else np.ones(n)
-    return instrumental(second, costs)
+    parse_campaign_measure(measure)
+    return _variants(pool.probs, pool.n_queries, pool.costs, (method,), lambda p: moments(pool, measure, p))[method]
 
 
 @dataclass(frozen=True, eq=False)
