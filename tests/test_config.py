@@ -19,6 +19,13 @@ def test_defaults_are_filled():
     assert cfg["quality"]["k"] == 10
 
 
+def test_quality_k_library_default_is_the_schema_default():
+    """The library API's DEFAULT_K (calls without k) agrees with the schema, the workflow's one default."""
+    from evalrank.models.quality import DEFAULT_K
+
+    assert validate_config(copy.deepcopy(MINIMAL))["quality"]["k"] == DEFAULT_K
+
+
 @pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "config/mq2008.yaml",
                                   "config/mq2008_synthetic.yaml", "tests/workflow/tiny.yaml"])
 def test_shipped_configs_validate(path):

@@ -33,3 +33,7 @@ def test_plot_quality(tmp_path):
         plot_quality(df, tmp_path / "q3.png", baseline={"ndcg": 0.2})
     with pytest.raises(TypeError, match="quality_df"):
         plot_quality(df.to_dict(), tmp_path / "q4.png")
+    # the cut-off comes from the table's one ndcg@<k> column (quality.k of the config)
+    plot_quality(df.rename(columns={"ndcg@10": "ndcg@5"}), tmp_path / "q5.png")
+    with pytest.raises(ValueError, match="ndcg@<k>"):
+        plot_quality(df.assign(**{"ndcg@5": 0.1}), tmp_path / "q6.png")

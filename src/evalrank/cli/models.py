@@ -110,7 +110,7 @@ def cmd_quality(a):
     table = pd.DataFrame(rows)
     io.write_table(table, a.table)
     if a.figure:
-        plot_quality(table, a.figure, ndcg_column=f"ndcg@{a.k}")
+        plot_quality(table, a.figure)
     _log("model quality:\n" + table.to_string(index=False))
 
 

@@ -20,9 +20,12 @@ import numpy as np
 from evalrank import seeds
 from evalrank.data.collection import check_offsets
 
-__all__ = ["quality_row", "reliability", "random_baseline", "top_label_ece", "log_loss"]
+__all__ = ["DEFAULT_K", "quality_row", "reliability", "random_baseline", "top_label_ece", "log_loss"]
 
 _CLIP = 1e-15
+#: NDCG cut-off of the library API when no k is given (quality_row, random_baseline). The
+#: workflow always passes quality.k from the config (its default lives in the schema).
+DEFAULT_K = 10
 
 
 def _check_probs(probs, labels, max_grade=None):
@@ -91,7 +94,7 @@ def _bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
     return np.clip(np.ceil(p * n_bins).astype(np.int64) - 1, 0, n_bins - 1)
 
 
-def quality_row(scores, probs, labels, offsets, *, max_grade: int = 4, k: int = 10, ece_bins: int = 15) -> dict:
+def quality_row(scores, probs, labels, offsets, *, max_grade: int = 4, k: int = DEFAULT_K, ece_bins: int = 15) -> dict:
     """One row of the model-quality table.
 
     Returns ``ndcg@{k}`` (mean over queries; queries without a relevant
@@ -153,7 +156,7 @@ def reliability(probs, labels, n_bins: int = 10):
     return pd.DataFrame(rows, columns=["grade", "bin", "bin_lo", "bin_hi", "mean_pred", "obs_freq", "count"])
 
 
-def random_baseline(labels, offsets, seed: int, *, n_draws: int = 20, max_grade: int = 4, k: int = 10) -> dict:
+def random_baseline(labels, offsets, seed: int, *, n_draws: int = 20, max_grade: int = 4, k: int = DEFAULT_K) -> dict:
     """Mean NDCG@k and ERR of a uniformly random ranking.
 
     Averaged over ``n_draws`` independent uniformly random orders within each

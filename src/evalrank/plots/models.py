@@ -80,15 +80,15 @@ def _reliability_figure(df, grades, title, min_count):
     return fig
 
 
-def plot_quality(quality_df, path, *, baseline: dict | None = None, ndcg_column: str = "ndcg@10",
+def plot_quality(quality_df, path, *, baseline: dict | None = None,
                  title: str = "Ranking quality on held-out queries") -> list:
     """Bars of NDCG@k and ERR per model with the random baseline as a line.
 
-    ``quality_df`` has one row per model with columns ``model``,
-    ``ndcg_column`` (``"ndcg@10"`` unless the table was made with another k)
-    and ``err`` (e.g. :func:`evalrank.models.quality.quality_row` rows plus
-    the model name). The random baseline is ``baseline`` (a dict with
-    ``ndcg@10`` and ``err``, as from
+    ``quality_df`` has one row per model with columns ``model``, ``err`` and
+    exactly one ``ndcg@<k>`` column, whose k the plot takes from the table
+    (e.g. :func:`evalrank.models.quality.quality_row` rows plus the model
+    name). The random baseline is ``baseline`` (a dict with the same
+    ``ndcg@<k>`` key and ``err``, as from
     :func:`evalrank.models.quality.random_baseline`) or, when not given, a
     row whose model is ``"random"`` (drawn as the line, not as a bar).
     Returns the paths written.
@@ -97,8 +97,11 @@ def plot_quality(quality_df, path, *, baseline: dict | None = None, ndcg_column:
 
     from evalrank.plots.style import color, save_figure, style
 
-    metrics = (ndcg_column, "err")
-    _require_columns(quality_df, ["model", *metrics], "quality_df")
+    _require_columns(quality_df, ["model", "err"], "quality_df")
+    ndcg_columns = [c for c in quality_df.columns if str(c).startswith("ndcg@")]
+    if len(ndcg_columns) != 1:
+        raise ValueError(f"quality_df must have exactly one ndcg@<k> column, has {ndcg_columns}")
+    metrics = (ndcg_columns[0], "err")
     df = quality_df.reset_index(drop=True)
     is_random = df["model"].astype(str) == "random"
     if baseline is None and is_random.any():
