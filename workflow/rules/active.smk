@@ -23,7 +23,9 @@ rule split_sized:
         " --seed {params.seed} --train {output:q} 2> {log:q}"
 
 
-rule train_sized:
+# train_model (models.smk) for the RF on n training pairs (Fig. 3): its own split, and every
+# size but the base one reuses the base model's tuned parameters instead of a grid search.
+use rule train_model as train_sized with:
     input:
         train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
@@ -32,22 +34,13 @@ rule train_sized:
         model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.tuning.csv",
     params:
+        model="rf",
         grid=json.dumps(config["models"]["grids"].get("rf", {}), sort_keys=True),
-        tuned=lambda w, input: f"--params-from {input.tuned}" if input.tuned else "",
-        seed=config["seed"],
-        n_grades=DS["max_grade"] + 1,
+        tuned=lambda w, input: f" --params-from {input.tuned}" if input.tuned else "",
     log:
         f"{LOGS}/train/fold{{fold}}_rf_n{{n}}.log",
     benchmark:
         f"{BENCH}/train/fold{{fold}}_rf_n{{n}}.tsv"
-    threads: config["models"]["threads"]
-    resources:
-        mem_mb=8000,
-        runtime=120,
-    shell:
-        "python -m evalrank stage train --model rf --train {input.train:q} --vali {input.vali:q}"
-        " --grid {params.grid:q} {params.tuned} --n-grades {params.n_grades} --seed {params.seed}"
-        " --threads {threads} --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
 
 rule active_setup:

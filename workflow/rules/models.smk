@@ -36,7 +36,9 @@ rule train_model:
         model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/{{model}}.tuning.csv",
     params:
+        model=lambda w: w.model,
         grid=lambda w: json.dumps(config["models"]["grids"].get(w.model, {}), sort_keys=True),
+        tuned="",  # train_sized (active.smk): " --params-from <tuned model>"
         seed=config["seed"],
         n_grades=DS["max_grade"] + 1,
     log:
@@ -48,8 +50,8 @@ rule train_model:
         mem_mb=8000,
         runtime=120,
     shell:
-        "python -m evalrank stage train --model {wildcards.model} --train {input.train:q} --vali {input.vali:q}"
-        " --grid {params.grid:q} --n-grades {params.n_grades} --seed {params.seed} --threads {threads}"
+        "python -m evalrank stage train --model {params.model} --train {input.train:q} --vali {input.vali:q}"
+        " --grid {params.grid:q}{params.tuned} --n-grades {params.n_grades} --seed {params.seed} --threads {threads}"
         " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
 
