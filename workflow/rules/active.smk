@@ -2,25 +2,18 @@
 # method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3, the
 # coverage study of the interval (coverage.csv, coverage.png) and label_model_check.csv.
 
-rule split_sized:
-    input:
-        partition=f"{RESULTS}/data/S{{fold}}.npz",
-        facts=data_checked,
+# split_training (models.smk) for the RF on n training pairs (Fig. 3): n pairs of the training
+# half, no validation half (train_sized validates on split_training's).
+use rule split_training as split_sized with:
     output:
-        f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
+        train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
     params:
-        seed=config["seed"],
+        train_pairs=lambda w: f"--train-pairs {w.n}",
+        vali="",
     log:
         f"{LOGS}/split/fold{{fold}}_n{{n}}.log",
     benchmark:
         f"{BENCH}/split/fold{{fold}}_n{{n}}.tsv"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=10,
-    shell:
-        "python -m evalrank stage split --partition {input.partition:q} --train-pairs {wildcards.n}"
-        " --seed {params.seed} --train {output:q} 2> {log:q}"
 
 
 # train_model (models.smk) for the RF on n training pairs (Fig. 3): its own split, and every

@@ -1,6 +1,7 @@
 # Models (Sawade et al. 2012, Sec. 5): on partition S_fold, half for training and
 # half for validation; the other four partitions are the evaluation pool.
 import json
+import shlex
 
 
 rule split_training:
@@ -12,6 +13,7 @@ rule split_training:
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
     params:
         train_pairs=f"--train-pairs {config['models']['train_pairs']}" if config["models"]["train_pairs"] else "",
+        vali=lambda w, output: f" --vali {shlex.quote(output.vali)}",  # split_sized (active.smk): none
         seed=config["seed"],
     log:
         f"{LOGS}/split/fold{{fold}}.log",
@@ -23,7 +25,7 @@ rule split_training:
         runtime=10,
     shell:
         "python -m evalrank stage split --partition {input.partition:q} {params.train_pairs}"
-        " --seed {params.seed} --train {output.train:q} --vali {output.vali:q} 2> {log:q}"
+        " --seed {params.seed} --train {output.train:q}{params.vali} 2> {log:q}"
 
 
 rule train_model:
