@@ -1,5 +1,6 @@
-"""Byte-level number parsing shared by the compiled text readers (LETOR: :mod:`.letor`; TREC:
-:mod:`.trec`). numba only: importing this module imports nothing else of the package.
+"""What the compiled text readers (LETOR: :mod:`.letor`; TREC: :mod:`.trec`) share: a file's
+bytes as users' files come (gzip, a byte-order mark), the blank test, the newline count and the
+float parser. numba only: importing this module imports nothing else of the package.
 """
 
 from __future__ import annotations
@@ -7,7 +8,57 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["fast_float"]
+__all__ = ["fast_float", "file_bytes", "DamagedGzipError", "is_blank", "count_newlines"]
+
+
+class DamagedGzipError(ValueError):
+    """A gzip file that cannot be decompressed whole (the readers name the file)."""
+
+
+def file_bytes(path):
+    """The bytes of ``path`` for a byte parser (random access): a read-only memory map, or the
+    decompressed content of a gzip file (by its magic bytes); a UTF-8 byte-order mark is blanked
+    out, so line 1 keeps its number. An empty file gives ``b""``. The caller checks that ``path``
+    is a file (its own message); a damaged gzip raises :class:`DamagedGzipError`."""
+    import mmap
+
+    with open(path, "rb") as fh:
+        magic = fh.read(3)
+        if magic[:2] == b"\x1f\x8b":
+            import gzip
+            import zlib
+
+            fh.seek(0)
+            try:
+                data = gzip.GzipFile(fileobj=fh).read()
+            except (OSError, EOFError, zlib.error) as e:
+                raise DamagedGzipError(str(e)) from None
+        elif not magic:
+            data = b""
+        else:
+            # Not closed explicitly: an exception's traceback may still reference an array
+            # view; the map goes away with the last reference.
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            if hasattr(data, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
+                data.madvise(mmap.MADV_SEQUENTIAL)
+    if data[:3] == b"\xef\xbb\xbf":
+        data = b"   " + bytes(data[3:])
+    return data
+
+
+@numba.njit(cache=True, nogil=True)
+def is_blank(c):
+    """Whitespace inside a line (not the newline): blank, tab, CR, VT, FF -- C's isspace less '\\n'."""
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@numba.njit(cache=True, nogil=True)
+def count_newlines(buf):
+    n = 0
+    for i in range(buf.shape[0]):
+        if buf[i] == 10:
+            n += 1
+    return n
 
 _MAX_SIG_DIGITS = 18  # significant digits the fast path accumulates in an int64
 _TWO53 = 2**53

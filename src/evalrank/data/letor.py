@@ -23,7 +23,10 @@ import numba
 import numpy as np
 
 from evalrank import io
+from evalrank.data.bytescan import DamagedGzipError, file_bytes
+from evalrank.data.bytescan import count_newlines as _count_newlines
 from evalrank.data.bytescan import fast_float as _fast_float
+from evalrank.data.bytescan import is_blank as _is_blank
 from evalrank.data.collection import Collection
 from evalrank.progress import progress
 
@@ -362,12 +365,6 @@ def _is_sep(c):
 
 
 @numba.njit(cache=True, nogil=True)
-def _is_blank(c):
-    """Whitespace inside a line (not the newline)."""
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
-
-
-@numba.njit(cache=True, nogil=True)
 def _parse_int(buf, s, e):
     """Parse ``[+-]digits`` (at most 18 digits); returns ``(ok, value)``."""
     i = s
@@ -385,15 +382,6 @@ def _parse_int(buf, s, e):
         v = v * 10 + d
         i += 1
     return True, -v if neg else v
-
-
-@numba.njit(cache=True, nogil=True)
-def _count_newlines(buf):
-    n = 0
-    for i in range(buf.shape[0]):
-        if buf[i] == 10:
-            n += 1
-    return n
 
 
 @numba.njit(cache=True, nogil=True)
@@ -724,8 +712,6 @@ def read_letor(path, *, n_features=None, max_grade=None, doc_ids=False, show_pro
     LetorFormatError
         On the first malformed line (``str(e)`` is ``"<path>:<line>: <reason>"``).
     """
-    import mmap
-
     path = _check_path(path)
     n_features = _check_optional_int(n_features, "n_features", 1)
     max_grade = _check_optional_int(max_grade, "max_grade", 0, 127)
@@ -741,26 +727,10 @@ def read_letor(path, *, n_features=None, max_grade=None, doc_ids=False, show_pro
     if size == 0:
         raise LetorFormatError(path, 0, "file has no documents (it is empty)")
 
-    with open(path, "rb") as fh:
-        magic = fh.read(3)
-        if magic[:2] == b"\x1f\x8b":
-            # gzip: decompressed into memory (the parser needs random access)
-            import gzip
-            import zlib
-
-            try:
-                fh.seek(0)
-                mm = gzip.GzipFile(fileobj=fh).read()
-            except (OSError, EOFError, zlib.error) as e:
-                raise LetorFormatError(path, 0, f"damaged gzip file ({e})") from None
-        else:
-            # Not closed explicitly: an exception's traceback may still reference the
-            # array view; the map goes away with the last reference.
-            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-            if hasattr(mm, "madvise") and hasattr(mmap, "MADV_SEQUENTIAL"):
-                mm.madvise(mmap.MADV_SEQUENTIAL)
-    if mm[:3] == b"\xef\xbb\xbf":  # a UTF-8 byte-order mark: blank it out (line 1 keeps its number)
-        mm = b"   " + bytes(mm[3:])
+    try:
+        mm = file_bytes(path)   # gzip is decompressed into memory: the parser needs random access
+    except DamagedGzipError as e:
+        raise LetorFormatError(path, 0, f"damaged gzip file ({e})") from None
     size = len(mm)
     if size == 0:
         raise LetorFormatError(path, 0, "file has no documents (it is empty)")

@@ -33,7 +33,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from evalrank.data.bytescan import DamagedGzipError, count_newlines, file_bytes
 from evalrank.data.bytescan import fast_float as _fast_float
+from evalrank.data.bytescan import is_blank as _space
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
@@ -50,12 +52,6 @@ _FNV_PRIME = np.uint64(1099511628211)
 
 # error codes of the scan kernel
 _OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER = 0, 1, 2, 3
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _space(c):
-    """C ``isspace`` without the newline: blank, tab, CR, VT, FF."""
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
 @numba.njit(cache=True, nogil=True)
@@ -184,15 +180,6 @@ def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
     return j, nseg, _OK, line, 0, 0, 0
 
 
-@numba.njit(cache=True, nogil=True)
-def _count_lines(buf):
-    n = 1
-    for c in buf:
-        if c == 10:
-            n += 1
-    return n
-
-
 # ---------------------------------------------------------------------------
 # the file as arrays
 # ---------------------------------------------------------------------------
@@ -228,31 +215,15 @@ class TrecFile:
         return bytes(self.buf[self.doc_start[j]:self.doc_end[j]]).decode("utf-8", "replace")
 
 
-def _file_bytes(path: Path) -> bytes | memoryview:
-    import mmap
-
+def _file_bytes(path: Path):
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a file")
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
-    with open(path, "rb") as fh:
-        magic = fh.read(3)
-        if magic[:2] == b"\x1f\x8b":
-            import gzip
-            import zlib
-
-            fh.seek(0)
-            try:
-                data = gzip.GzipFile(fileobj=fh).read()
-            except (OSError, EOFError, zlib.error) as e:
-                raise TrecFormatError(f"{path}: damaged gzip file ({e})") from None
-        elif path.stat().st_size == 0:
-            data = b""
-        else:
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    if data[:3] == b"\xef\xbb\xbf":  # a byte-order mark: blanked (line 1 keeps its number)
-        data = b"   " + bytes(data[3:])
-    return data
+    try:
+        return file_bytes(path)
+    except DamagedGzipError as e:
+        raise TrecFormatError(f"{path}: damaged gzip file ({e})") from None
 
 
 def _decode(raw: bytes, path, line: int, what: str) -> str:
@@ -274,7 +245,7 @@ def read_trec(path, kind: str) -> TrecFile:
     path = Path(path)
     data = _file_bytes(path)
     buf = np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, dtype=np.uint8)
-    cap = _count_lines(buf)
+    cap = count_newlines(buf) + 1
     qs = np.empty(cap, np.int64)
     qe = np.empty(cap, np.int64)
     ds = np.empty(cap, np.int64)
@@ -297,7 +268,7 @@ def read_trec(path, kind: str) -> TrecFile:
     qs, qe, ds, de, dh, value, line_of, fb = (a[:n] for a in (qs, qe, ds, de, dh, value, line_of, fb))
     if is_run:
         for j in np.flatnonzero(fb):  # long mantissas, exponents beyond 1e22, nan, inf: Python's float
-            tok = bytes(buf[_token(buf, line_of, j, 4, ds[j])]).decode("utf-8", "replace")
+            tok = bytes(buf[_token(buf, ds[j], 4)]).decode("utf-8", "replace")
             try:
                 value[j] = float(tok)
             except ValueError:
@@ -305,7 +276,7 @@ def read_trec(path, kind: str) -> TrecFile:
         bad = ~np.isfinite(value)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
-            tok = bytes(buf[_token(buf, line_of, j, 4, ds[j])]).decode("utf-8", "replace")
+            tok = bytes(buf[_token(buf, ds[j], 4)]).decode("utf-8", "replace")
             raise TrecFormatError(f"{path}:{line_of[j]}: score {tok!r} is not finite")
     # query ids: one decode per run of equal ids, then codes in strcmp (byte) order
     seg = seg[:nseg]
@@ -321,11 +292,11 @@ def read_trec(path, kind: str) -> TrecFile:
     qids = [_decode(b, path, int(line_of[first[b]]), "query id") for b in uniq]
     tag = ""
     if is_run:
-        tag = bytes(buf[_token(buf, line_of, 0, 5, ds[0])]).decode("utf-8", "replace")
+        tag = bytes(buf[_token(buf, ds[0], 5)]).decode("utf-8", "replace")
     return TrecFile(str(path), kind, buf, qids, qid, ds, de, dh, value, line_of, tag)
 
 
-def _token(buf, line_of, j, field: int, doc_start: int) -> slice:
+def _token(buf, doc_start: int, field: int) -> slice:
     """The span of field ``field`` (0-based, >= 2) of the line whose document id starts at
     ``doc_start`` (rare paths only: fallback scores, the run tag)."""
     i = int(doc_start)
