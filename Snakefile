@@ -33,6 +33,7 @@ include: "workflow/rules/ndcg.smk"
 include: "workflow/rules/risk.smk"
 include: "workflow/rules/clicks.smk"
 include: "workflow/rules/theory.smk"
+include: "workflow/rules/findings.smk"
 
 
 rule all:

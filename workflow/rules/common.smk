@@ -301,7 +301,13 @@ def theory_outputs():
     return out
 
 
-def get_final_output():
-    """The targets of the default rule (all), stage by stage; a disabled stage adds none."""
+def stage_outputs():
+    """What the stages write for the default rule, stage by stage; a disabled stage adds none."""
     return (dataset_outputs() + model_outputs() + active_outputs() + ndcg_outputs() + risk_outputs()
             + clicks_outputs() + theory_outputs())
+
+
+def get_final_output():
+    """The targets of the default rule (all): the stages' outputs and the findings page
+    (findings.smk) rendered from their tables."""
+    return stage_outputs() + [f"{RESULTS}/findings.md", f"{RESULTS}/findings.html"]

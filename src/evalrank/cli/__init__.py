@@ -66,6 +66,7 @@ STAGES = (
     "evalrank.cli.risk",
     "evalrank.cli.clicks",
     "evalrank.cli.theory",
+    "evalrank.cli.findings",
 )
 
 STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"

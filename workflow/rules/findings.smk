@@ -1,0 +1,26 @@
+# Findings: each paper's claims next to this run's numbers, read from the stages' tables when
+# the page is rendered (evalrank.findings; acceptance of issue 19, item 1). The last rule of
+# every config's DAG: its inputs are every table the enabled stages write.
+
+
+rule findings:
+    input:
+        [f for f in stage_outputs() if f.endswith(".csv")],
+    output:
+        md=f"{RESULTS}/findings.md",
+        html=report(f"{RESULTS}/findings.html", caption="../report/findings.rst", category="Findings"),
+    params:
+        name=config["name"],
+        seed=config["seed"],
+    log:
+        f"{LOGS}/findings.log",
+    benchmark:
+        f"{BENCH}/findings.tsv"
+    threads: 1
+    resources:
+        # pandas and a few small tables: ~150 MB measured
+        mem_mb=500,
+        runtime=5,
+    shell:
+        "python -m evalrank stage findings --results {RESULTS:q} --name {params.name:q} --seed {params.seed}"
+        " --out-md {output.md:q} --out-html {output.html:q} 2> {log:q}"
