@@ -120,6 +120,22 @@ def test_theory_stage(res):
     assert len(lists) == 3 * 3 * 2 and set(lists["ranker"]) == {"ranksvm", "listnet", "random"}
 
 
+def test_findings_stage(res):
+    # the last rule: every paper's section rendered from this run's tables (all five stages run in
+    # the tiny config, so no section may say its stage is missing), the HTML twin beside
+    from evalrank.findings import PAPERS, VERDICTS
+
+    md = (res / "findings.md").read_text()
+    assert md.startswith("# Findings: `tiny`")
+    sections = md.split("\n## ")[1:]
+    assert len(sections) == len(PAPERS)
+    for sec in sections:
+        verdicts = [line.split(":** ", 1)[1] for line in sec.splitlines() if line.startswith("- **verdict:**")]
+        assert len(verdicts) >= 2 and set(verdicts) <= set(VERDICTS), sec[:200]
+        assert "not part of this config" not in sec
+    assert "<h2>" in (res / "findings.html").read_text()
+
+
 def test_bad_config_names_its_key(tmp_path):
     out = snakemake(tmp_path / "bad", "--cores", "1", "-n", "--config", "seed=-1", check=False)
     assert out.returncode != 0
