@@ -34,6 +34,15 @@ ranker and a difference, active and passive sampling; with fewer draws it can
 fall short on skewed losses (a sample that misses the rare high-loss queries
 has both a low estimate and a small standard error), which is why
 :data:`FEW_DRAWS` draws or fewer earn a warning (:func:`few_draws_warning`).
+
+Tried for those small samples, measured on the default data, none kept every cell in 93-97 %:
+Kish's effective sample size as degrees of freedom; Johnson's (1978) skewness shift; a
+studentized bootstrap; Hall's (1992) cubic transformation of the t statistic with the sample's
+skewness of the influence values ``w_j (L_j - R_hat)`` (it lifts RF's DCG at 10-20 draws from
+86-91 % to 93 %, but drops the kurtotic differences to 82-93 %, e.g. the index update's ERR under
+passive sampling) or with the label model's predicted skewness (too small where the model is
+overconfident: 89-91 % for RF's DCG under active sampling). A sample that missed the pool's tail
+carries no trace of it, so no interval computed from that sample alone can recover it.
 """
 
 from __future__ import annotations
