@@ -307,7 +307,12 @@ def stage_outputs():
             + clicks_outputs() + theory_outputs())
 
 
+def stage_tables():
+    """The tables (*.csv) among stage_outputs(): the findings page's inputs."""
+    return [f for f in stage_outputs() if f.endswith(".csv")]
+
+
 def get_final_output():
-    """The targets of the default rule (all): the stages' outputs and the findings page
+    """What `all` asks for, the default target: the stages' outputs and the findings page
     (findings.smk) rendered from their tables."""
     return stage_outputs() + [f"{RESULTS}/findings.md", f"{RESULTS}/findings.html"]

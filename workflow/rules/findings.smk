@@ -5,11 +5,12 @@
 
 rule findings:
     input:
-        [f for f in stage_outputs() if f.endswith(".csv")],
+        stage_tables(),
     output:
         md=f"{RESULTS}/findings.md",
         html=report(f"{RESULTS}/findings.html", caption="../report/findings.rst", category="Findings"),
     params:
+        results=output_dir,
         name=config["name"],
         seed=config["seed"],
     log:
@@ -22,5 +23,5 @@ rule findings:
         mem_mb=500,
         runtime=5,
     shell:
-        "python -m evalrank stage findings --results {RESULTS:q} --name {params.name:q} --seed {params.seed}"
+        "python -m evalrank stage findings --results {params.results:q} --name {params.name:q} --seed {params.seed}"
         " --out-md {output.md:q} --out-html {output.html:q} 2> {log:q}"
