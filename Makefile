@@ -29,8 +29,11 @@ run: $(STAMP)
 	$(SMK) --profile workflow/profiles/default --cores $(CORES) $(ARGS)
 	$(SMK) --profile workflow/profiles/default --cores $(CORES) --configfile config/mq2008_synthetic.yaml $(ARGS)
 
+# One report per config of `make run` (Snakemake writes one per config), each linking the other
+# (workflow/report/workflow.rst): report.html and report-mq2008_synthetic.html.
 report: $(STAMP)
 	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) $(ARGS) --report report.html
+	$(BIN)/snakemake --profile workflow/profiles/default --cores $(CORES) --configfile config/mq2008_synthetic.yaml $(ARGS) --report report-mq2008_synthetic.html
 
 # Four workers, one module at a time each (--dist loadscope: a module's shared DAG run happens
 # once), in collection order (--no-loadscope-reorder; xdist would otherwise start the modules

@@ -104,27 +104,18 @@ rule active_summary:
             shard=SHARDS,
         ),
     output:
-        savings=report(
-            f"{RESULTS}/active/savings.csv", caption="../report/savings.rst", category="Active evaluation"
-        ),
-        curves=f"{RESULTS}/active/curves.csv",
-        costs=report(f"{RESULTS}/active/costs.png", caption="../report/costs.rst", category="Active evaluation"),
-        figures=report(
-            [f for f in active_outputs() if f.endswith(".png") and not f.endswith(("costs.png", "coverage.png"))],
-            caption="../report/active.rst",
-            category="Active evaluation",
-        ),
-        coverage=report(
-            f"{RESULTS}/active/coverage.csv", caption="../report/coverage_table.rst", category="Active evaluation"
-        ),
-        coverage_fig=report(
-            f"{RESULTS}/active/coverage.png", caption="../report/coverage.rst", category="Active evaluation"
-        ),
-        label_check=report(
-            f"{RESULTS}/active/label_model_check.csv",
-            caption="../report/label_model_check.rst",
-            category="Active evaluation",
-        ),
+        savings=in_report(f"{RESULTS}/active/savings.csv", "savings.rst", "Active evaluation"),
+        curves=in_report(f"{RESULTS}/active/curves.csv", "active_curves_table.rst", "Active evaluation"),
+        costs=in_report(f"{RESULTS}/active/costs.png", "costs.rst", "Active evaluation"),
+        # one caption per figure (a figure per measure: fig1_err.png, fig1_dcg.png, ...)
+        **{
+            fig: in_report(expand(f"{RESULTS}/active/{fig}_{{m}}.png", m=ACT["measures"]), f"active_{fig}.rst",
+                           "Active evaluation")
+            for fig in ["fig1", "fig2", "fig3"] + (["fig3_train_size"] if SIZES else [])
+        },
+        coverage=in_report(f"{RESULTS}/active/coverage.csv", "coverage_table.rst", "Active evaluation"),
+        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "coverage.rst", "Active evaluation"),
+        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "label_model_check.rst", "Active evaluation"),
     params:
         out=output_dir,
         ref=ACT["reference_budget"],

@@ -33,7 +33,7 @@ rule clicks_dbn:
         sessions=f"{CLICKS_DIR}/world/sessions.tsv",
     output:
         model=f"{CLICKS_DIR}/dbn.npz",
-        table=f"{CLICKS_DIR}/dbn_recovery.csv",
+        table=in_report(f"{CLICKS_DIR}/dbn_recovery.csv", "clicks_dbn_recovery.rst", "Clicks"),
     params:
         gamma="fit" if CLICKS["dbn"]["gamma"] is None else CLICKS["dbn"]["gamma"],
         prior=" ".join(map(str, CLICKS["dbn"]["prior"])),
@@ -97,8 +97,10 @@ rule clicks_report:
         agreement=_config_file(CLICKS["agreement"]),
         printed=_config_file(CLICKS["printed_table2"]),
     output:
-        expand(f"{CLICKS_DIR}/{{f}}", f=[f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]),
-        report(expand(f"{CLICKS_DIR}/fig{{i}}.png", i=range(1, 9)), caption="../report/clicks.rst", category="Clicks"),
+        # one caption per table and figure: workflow/report/clicks_<name>.rst
+        *[in_report(f"{CLICKS_DIR}/{t}.csv", f"clicks_{t}.rst", "Clicks")
+          for t in [f"table{t}" for t in (2, 4, 5, 6, 7, 8)] + ["study", "min_views"]],
+        *[in_report(f"{CLICKS_DIR}/fig{i}.png", f"clicks_fig{i}.rst", "Clicks") for i in range(1, 9)],
     params:
         src=input_dir,
         out=output_dir,

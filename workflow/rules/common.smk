@@ -76,6 +76,15 @@ def model_outputs():
     ) + expand(f"{RESULTS}/fold{{fold}}/quality/reliability/{{model}}.png", fold=FOLDS, model=MODELS)
 
 
+def in_report(path, caption, category, subcategory=None):
+    """An output marked for `snakemake --report`: its caption workflow/report/<caption> (one per
+    figure), the stage's category, and the subcategory Tables (.csv) or Figures unless given."""
+    first = path if isinstance(path, str) else path[0]
+    if subcategory is None:
+        subcategory = "Tables" if first.endswith(".csv") else "Figures"
+    return report(path, caption=f"../report/{caption}", category=category, subcategory=subcategory)
+
+
 def output_dir(wildcards, output):
     """params function: the folder of a rule's first output (a stage's --out-dir)."""
     return str(Path(output[0]).parent)

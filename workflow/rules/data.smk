@@ -106,12 +106,8 @@ rule describe:
     input:
         expand(f"{RESULTS}/data/S{{part}}.npz", part=PARTITIONS),
     output:
-        table=f"{RESULTS}/data/summary.csv",
-        figure=report(
-            f"{RESULTS}/data/dataset.png",
-            caption="../report/dataset.rst",
-            category="Data",
-        ),
+        table=in_report(f"{RESULTS}/data/summary.csv", "dataset_table.rst", "Data"),
+        figure=in_report(f"{RESULTS}/data/dataset.png", "dataset.rst", "Data"),
     params:
         names=[f"S{p}" for p in PARTITIONS],
     log:

@@ -4,8 +4,7 @@
 
 rule ndcg_audit:
     output:
-        report(f"{RESULTS}/ndcg/tool_conventions.csv", caption="../report/tool_conventions.rst",
-               category="NDCG conventions"),
+        in_report(f"{RESULTS}/ndcg/tool_conventions.csv", "tool_conventions.rst", "NDCG conventions"),
     log:
         f"{LOGS}/ndcg/audit.log",
     benchmark:
@@ -53,13 +52,12 @@ rule ndcg_report:
     input:
         ndcg_runs(),
     output:
-        curves=f"{RESULTS}/ndcg/curves.csv",
+        curves=in_report(f"{RESULTS}/ndcg/curves.csv", "ndcg_curves_table.rst", "NDCG conventions"),
         per_query=f"{RESULTS}/ndcg/per_query_ndcg{NDCG['k']}.csv",
-        ordering=report(f"{RESULTS}/ndcg/ordering.csv", caption="../report/ordering.rst",
-                        category="NDCG conventions"),
-        claims=f"{RESULTS}/ndcg/claims.csv",
-        figs=report([f"{RESULTS}/ndcg/fig1.png", f"{RESULTS}/ndcg/fig2.png"], caption="../report/ndcg.rst",
-                    category="NDCG conventions"),
+        ordering=in_report(f"{RESULTS}/ndcg/ordering.csv", "ordering.rst", "NDCG conventions"),
+        claims=in_report(f"{RESULTS}/ndcg/claims.csv", "ndcg_claims_table.rst", "NDCG conventions"),
+        fig1=in_report(f"{RESULTS}/ndcg/fig1.png", "ndcg_fig1.rst", "NDCG conventions"),
+        fig2=in_report(f"{RESULTS}/ndcg/fig2.png", "ndcg_fig2.rst", "NDCG conventions"),
     params:
         out=output_dir,
         k=NDCG["k"],

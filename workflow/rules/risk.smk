@@ -7,9 +7,11 @@ rule risk_example:
         printed4=_config_file(RISK["example"]["printed4"]),
         printed5=_config_file(RISK["example"]["printed5"]),
     output:
-        expand(f"{RESULTS}/risk/example/{{f}}", f=["table4.csv", "table5.csv", "vs_paper.csv"]),
-        report(expand(f"{RESULTS}/risk/example/{{f}}", f=["fig1.png", "fig2.png"]), caption="../report/risk.rst",
-               category="Risk"),
+        in_report(f"{RESULTS}/risk/example/table4.csv", "risk_table4.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/example/table5.csv", "risk_table5.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/example/vs_paper.csv", "risk_vs_paper.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/example/fig1.png", "risk_fig1.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/example/fig2.png", "risk_fig2.rst", "Risk"),
     params:
         out=output_dir,
     log:
@@ -33,7 +35,7 @@ rule risk_population:
         if POP["include_models"] else [],
     output:
         population=f"{RESULTS}/risk/population/population.npz",
-        table=f"{RESULTS}/risk/population/systems.csv",
+        table=in_report(f"{RESULTS}/risk/population/systems.csv", "risk_systems.rst", "Risk"),
     params:
         features=" ".join(map(str, POP["features"])),
         objectives=" ".join(POP["objectives"]),
@@ -65,8 +67,10 @@ rule risk_table6:
     input:
         f"{RESULTS}/risk/population/population.npz",
     output:
-        expand(f"{RESULTS}/risk/population/{{f}}", f=["table6.csv", "observations.csv", "georisk_curves.csv"]),
-        report(f"{RESULTS}/risk/population/fig3.png", caption="../report/risk.rst", category="Risk"),
+        in_report(f"{RESULTS}/risk/population/table6.csv", "risk_table6.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/population/observations.csv", "risk_observations.rst", "Risk"),
+        f"{RESULTS}/risk/population/georisk_curves.csv",
+        in_report(f"{RESULTS}/risk/population/fig3.png", "risk_fig3.rst", "Risk"),
     params:
         out=output_dir,
         alphas=" ".join(map(str, POP["alphas"])),
@@ -151,7 +155,7 @@ rule risk_table7:
         runs=expand(f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz", spec=list(risk_learners()),
                     fold=LEARN["folds"]),
     output:
-        f"{RESULTS}/risk/learning/table7.csv",
+        in_report(f"{RESULTS}/risk/learning/table7.csv", "risk_table7.rst", "Risk"),
         f"{RESULTS}/risk/learning/per_query_ndcg10.csv",
     params:
         protocol=LEARN_PROTOCOL,
