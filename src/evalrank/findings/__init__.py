@@ -138,7 +138,8 @@ def collect(root) -> list[tuple[str, list[Finding]]]:
         module = importlib.import_module(name)
         missing = [r for r in module.REQUIRES if not out.has(r)]
         if missing:
-            items = [Finding(claim="the paper's claims", ours="—", verdict="not tested",
+            items = [Finding(claim="every claim of the paper: its stage does not run in this config", ours="—",
+                             verdict="not tested",
                              reason="its stage is not part of this config (no " + ", ".join(missing) + ")")]
         else:
             items = list(module.findings(out))

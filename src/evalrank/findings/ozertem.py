@@ -369,7 +369,7 @@ def _inter_annotator(out):
     lo = min(t.index)
     # rule: verdict_within(ours over all queries, 0.81, abs 0.10): reproduced within 0.10, partly within 0.30
     verdict = verdict_within(float(ia[lo]), PAPER_T8[0][3], abs_=0.10)
-    reason = (f"Rule: within 0.10 of the paper's 0.81 over all queries (partly within 0.30). ")
+    reason = ("Rule: within 0.10 of the paper's 0.81 over all queries (partly within 0.30). ")
     if "full1_vs_truth" in t.columns:
         r = float(t["full1_vs_truth"][lo])
         reason += (f"Our fully judged sets are the true grades seen through Table 1's editor disagreement: one set "
