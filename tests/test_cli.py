@@ -18,7 +18,7 @@ STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "spl
                "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
                "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",
                "clicks-simulate", "clicks-dbn", "clicks-estimate", "clicks-report",
-               "theory-sample", "theory-lists", "theory-report"]
+               "theory-sample", "theory-lists", "theory-report", "findings"]
 HEAVY = {"numpy", "pandas", "scipy", "numba", "matplotlib", "sklearn", "lightgbm", "snakemake", "mord", "xgboost"}
 
 
@@ -56,7 +56,7 @@ def test_stage_help_lists_every_stage_in_groups():
     assert out.returncode == 0, out.stderr
     listed = re.findall(r"^  ([a-z0-9-]+)  +\S", out.stdout, re.M)
     assert sorted(listed) == sorted(STAGE_NAMES)
-    for rules in ("data", "models", "active", "ndcg", "risk", "clicks", "theory"):
+    for rules in ("data", "models", "active", "ndcg", "risk", "clicks", "theory", "findings"):
         assert f"(workflow/rules/{rules}.smk):" in out.stdout
     assert sorted(n.split()[1] for n in commands() if n.startswith("stage ")) == sorted(STAGE_NAMES)
 
