@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Finding", "Outputs", "VERDICTS", "PAPERS", "collect", "render_markdown", "render_html",
-           "fmt", "pct", "verdict_within"]
+           "fmt", "pct", "verdict_within", "is_nan"]
 
 #: The verdicts, in the order the summary counts them.
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
@@ -70,6 +70,10 @@ class Outputs:
     def has(self, *rel: str) -> bool:
         return all((self.root / r).is_file() for r in rel)
 
+    def missing(self, rel) -> list[str]:
+        """The files of ``rel`` (relative paths) that this run does not have."""
+        return [r for r in rel if not (self.root / r).is_file()]
+
     def path(self, rel: str) -> Path:
         p = self.root / rel
         if not p.is_file():
@@ -88,13 +92,18 @@ class Outputs:
         return self.path(rel).read_text(encoding="utf-8")
 
 
+def is_nan(x) -> bool:
+    """None or a float NaN: a number the tables do not have."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
 def fmt(x, digits: int = 3) -> str:
     """``x`` with ``digits`` significant digits (thousands separated for large integers);
     'n/a' for NaN or None."""
-    if x is None:
+    if is_nan(x):
         return "n/a"
     x = float(x)
-    if math.isnan(x):
+    if math.isnan(x):  # a numpy NaN
         return "n/a"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
@@ -109,7 +118,7 @@ def fmt(x, digits: int = 3) -> str:
 
 def pct(x, digits: int = 1) -> str:
     """A share (0.123) as a percentage ('12.3 %')."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
+    if is_nan(x):
         return "n/a"
     return f"{100 * float(x):.{digits}f} %".replace("-", "−")
 
@@ -118,7 +127,7 @@ def verdict_within(ours: float, paper: float, *, rel: float | None = None, abs_:
                    partly_factor: float = 3.0) -> str:
     """'reproduced' when ``|ours - paper|`` is within the tolerance (``rel`` of ``|paper|`` or
     ``abs_``), 'partly' within ``partly_factor`` times it, else 'not reproduced'."""
-    if ours is None or (isinstance(ours, float) and math.isnan(ours)):
+    if is_nan(ours):
         return "not tested"
     tol = (abs(paper) * rel if rel is not None else 0.0) + (abs_ or 0.0)
     d = abs(float(ours) - float(paper))
@@ -136,7 +145,7 @@ def collect(root) -> list[tuple[str, list[Finding]]]:
     sections = []
     for name in PAPERS:
         module = importlib.import_module(name)
-        missing = [r for r in module.REQUIRES if not out.has(r)]
+        missing = out.missing(module.REQUIRES)
         if missing:
             items = [Finding(claim="every claim of the paper: its stage does not run in this config", ours="—",
                              verdict="not tested",

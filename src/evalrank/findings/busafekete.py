@@ -28,9 +28,8 @@ tool with exponential gains (Sec. 5: "we use all metrics with exponential releva
 
 from __future__ import annotations
 
-import math
 
-from evalrank.findings import Finding, fmt, pct, verdict_within
+from evalrank.findings import Finding, fmt, is_nan, pct, verdict_within
 
 TITLE = "Busa-Fekete et al. (2012), tool differences in NDCG"
 REQUIRES = ("ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv")
@@ -67,11 +66,7 @@ def _name(learner) -> str:
 
 
 def _p(p) -> str:
-    return "n/a" if p is None or (isinstance(p, float) and math.isnan(p)) else fmt(p)
-
-
-def _nan(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
+    return "n/a" if is_nan(p) else fmt(p)
 
 
 def _reference(out) -> str:
@@ -227,12 +222,12 @@ def _letor_training(out, ref: str) -> Finding:
     parts, hurt, identical = [], [], []
     for _, r in t.iterrows():
         d, p = float(r["measured"]), r["p_value"]
-        if _nan(p) and d == 0:
+        if is_nan(p) and d == 0:
             identical.append(_name(r["learner"]))
             parts.append(f"{_name(r['learner'])} {fmt(d)} (identical models)")
         else:
             parts.append(f"{_name(r['learner'])} {fmt(d)} (p = {_p(p)})")
-        if d < 0 and not _nan(p) and p < ALPHA:
+        if d < 0 and not is_nan(p) and p < ALPHA:
             hurt.append(_name(r["learner"]))
     k = int(t["k"].iloc[0])
     ours = f"change of {ref} NDCG@{k} when trained with LETOR instead of {ref}: " + "; ".join(parts)
@@ -342,7 +337,7 @@ def _ca_best(out, ref: str) -> Finding:
         p = g.loc[above, "p_value"]
         why += (f"Under {ref} Coordinate Ascent trails {_name(above)} by {fmt(g.loc[above, 'mean_difference'])} "
                 f"(paired t-test p = {_p(p)}"
-                + (", significant" if not _nan(p) and p < ALPHA else ", not significant") + "). ")
+                + (", significant" if not is_nan(p) and p < ALPHA else ", not significant") + "). ")
     best = orders[ref][0]
     if best != ca and len(orders[ref]) > 1:
         p = g.loc[best, "p_value"]
@@ -404,7 +399,7 @@ def _flips(out, ref: str) -> Finding:
         why += (f"{', '.join(convs)}" + (f" ({'/'.join(g)} gain)" if g else "")
                 + f" swap{'s' if len(convs) == 1 else ''} {_name(a)} and {_name(b)}"
                 + ("" if pr is None else
-                   (", a near-tie" if _nan(pr) or pr >= ALPHA else ", a significant difference")
+                   (", a near-tie" if is_nan(pr) or pr >= ALPHA else ", a significant difference")
                    + f": p = {_p(pr)} under {ref}")
                 + "".join(f", {_p(pc)} under {c}" for c, pc in pcs if pc is not None) + ". ")
     trio = [x for x in ("rankboost", "ranksvm", "lambdamart") if x in refo]
@@ -440,7 +435,7 @@ def _adarank_weak(out, ref: str) -> Finding:
     g = o[o["eval_convention"] == ref].set_index("learner")
     r = orders[ref].index("adarank") + 1
     p_above = g.loc[orders[ref][r - 2], "p_value"] if r > 1 else float("nan")
-    sig = not _nan(p_above) and p_above < ALPHA
+    sig = not is_nan(p_above) and p_above < ALPHA
     verdict = ("reproduced" if len(last) == len(orders) and sig else
                "partly" if last else "not reproduced")
     ours = f"AdaRank ranks {r} of {n} under {ref}, last under {len(last)} of {len(orders)} presets"
@@ -474,7 +469,7 @@ def _tools(out) -> Finding:
     ve = ran["value_empty"]
     empty_groups = {}
     for lab, v in zip(label, ve):
-        key = "no value" if _nan(v) else fmt(v)
+        key = "no value" if is_nan(v) else fmt(v)
         empty_groups.setdefault(key, []).append(lab)
     shorts = ran["short"].astype(str).unique()
     ties = ran["ties"].astype(str).unique()

@@ -48,10 +48,6 @@ def _not_tested(claim: str, files, why: str) -> Finding:
     return Finding(claim=claim, ours="—", verdict="not tested", reason=why, source=", ".join(files))
 
 
-def _missing(out, files) -> list[str]:
-    return [f for f in files if not out.has(f)]
-
-
 # ---------------------------------------------------------------------------
 # Sec. 4: Tables 4-5
 # ---------------------------------------------------------------------------
@@ -75,7 +71,7 @@ def _table4(out) -> Finding:
              "ZRisk = 0.1141 for s2 against s1 and −0.1141 for s1 against s2; for systems with the same mean "
              "as s1, swapping the baseline only flips ZRisk's sign")
     files = ("risk/example/vs_paper.csv", "risk/example/table4.csv")
-    if miss := _missing(out, files):
+    if miss := out.missing(files):
         return _not_tested(claim, files, f"the worked example is not part of this config (no {', '.join(miss)})")
     v = out.csv(files[0])
     v = v[v["table"] == "table4"]
@@ -113,7 +109,7 @@ def _table5(out) -> Finding:
              "least risky at α = 1, 5, 10, s1 the most (ZRisk = −6.835 at α = 10); at α = 5 ZRisk puts s3 "
              "(−0.368) below s4 (−0.336) although s3 is more effective, GeoRisk puts it above")
     files = ("risk/example/vs_paper.csv", "risk/example/table5.csv")
-    if miss := _missing(out, files):
+    if miss := out.missing(files):
         return _not_tested(claim, files, f"the worked example is not part of this config (no {', '.join(miss)})")
     v = out.csv(files[0])
     v = v[v["table"] == "table5"]
@@ -182,7 +178,7 @@ def _population(out) -> list[Finding]:
         "Table 6 / Fig. 3: as α grows GeoRisk moves away from the mean's order and towards ZRisk's (the paper: "
         "GeoRisk at α = 20 agrees with ZRisk at α = 5)",
     )
-    if miss := _missing(out, POPULATION):
+    if miss := out.missing(POPULATION):
         why = f"risk.population is not part of this config (no {', '.join(miss)})"
         return [_not_tested(c, POPULATION, why) for c in claims]
     systems = out.csv(POPULATION[0])
@@ -328,7 +324,7 @@ def _learning(out) -> list[Finding]:
         "lowest Reward/Risk and W/L of all learners (0.820/0.823 and 0.87/0.86)",
         "Table 7 caption: all differences (to LambdaMART) are statistically significant over the n = 8,000 queries",
     )
-    if miss := _missing(out, LEARNING):
+    if miss := out.missing(LEARNING):
         why = f"risk.learning is not part of this config (no {', '.join(miss)})"
         return [_not_tested(c, LEARNING, why) for c in claims]
     t7 = out.csv(LEARNING[0])

@@ -57,7 +57,7 @@ def _src(*files):
 
 
 def _missing(out, *files):
-    return [f for f in files if not out.has(f"{D}/{f}")]
+    return [f[len(D) + 1:] for f in out.missing([f"{D}/{f}" for f in files])]
 
 
 def _not_tested(claim, out, files):

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 
-from evalrank.findings import Finding, fmt, pct
+from evalrank.findings import Finding, fmt, is_nan, pct
 
 TITLE = "Sawade et al. (2012), active evaluation of ranking functions"
 REQUIRES = ("active/savings.csv", "active/curves.csv", "active/coverage.csv", "active/label_model_check.csv", )
@@ -80,13 +80,9 @@ PAPER = (
 )
 
 
-def _nan(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
 def saving_verdict(s, lo: float, hi: float) -> str:
     """The rule for a saving ``s`` against the paper's ``lo``–``hi`` (module docstring)."""
-    if _nan(s):
+    if is_nan(s):
         return "not tested"
     s = float(s)
     if s < NO_SAVING:
@@ -136,15 +132,15 @@ def _saving_finding(savings, curves, labels, exp, lo, hi, claim) -> Finding:
         return Finding(claim, "—", "not tested", f"this config runs no `{exp}` experiment with ERR", SAVINGS)
     s, ref, perr = r["saving"], r["reference_budget"], r["passive_error"]
     d = _row(savings, experiment=exp, measure="dcg")
-    dcg = f"; DCG: {pct(d['saving'])}" if d is not None and not _nan(d["saving"]) else ""
-    if _nan(s) and not perr > 0:
+    dcg = f"; DCG: {pct(d['saving'])}" if d is not None and not is_nan(d["saving"]) else ""
+    if is_nan(s) and not perr > 0:
         return _solved_finding(curves, exp, claim, ref, perr)
     mc = curves[(curves.experiment == exp) & (curves.measure == "err")]
     metric = {"abs_error": "mean |error|", "selection_error": "model-selection error"}.get(
         mc["metric"].iloc[0] if "metric" in mc and not mc.empty else "", "error")
     ours = (f"ERR saving **{pct(s)}**: active reaches passive's {metric} {fmt(perr)} at Λ = "
             f"{fmt(r['active_budget_needed'])} instead of Λ = {fmt(ref)}{dcg}{_campaigns(curves, exp, 'err', ref)}")
-    if _nan(s):
+    if is_nan(s):
         ours = f"ERR: active never reaches passive's error {fmt(perr)} at Λ = {fmt(ref)} on the budget grid{dcg}"
         v = "not reproduced"
     else:
@@ -153,7 +149,7 @@ def _saving_finding(savings, curves, labels, exp, lo, hi, claim) -> Finding:
     why = {
         "reproduced": f"within {fmt(100 * TOL)} points of the paper's {paper}.",
         "partly": (f"active saves, but {'less' if float(s) < lo else 'more'} than the paper's {paper} "
-                   f"(more than {fmt(100 * TOL)} points off)." if not _nan(s) else ""),
+                   f"(more than {fmt(100 * TOL)} points off)." if not is_nan(s) else ""),
         "not reproduced": f"a saving below {pct(NO_SAVING, 0)} counts as none; the paper reports {paper}.",
     }[v]
     return Finding(claim, ours, v, why + _label_reason(labels, exp, "err"), src)
