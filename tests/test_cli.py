@@ -3,6 +3,7 @@ pipeline stages in groups), help text and defaults of every option, light import
 shell line of the workflow parsed by the CLI."""
 
 import argparse
+import json
 import re
 import shlex
 import subprocess
@@ -11,7 +12,7 @@ import sys
 import pytest
 
 from evalrank.cli import FRONT_DOOR, STAGES, build_parser
-from evalrank.cli.common import HelpFormatter
+from evalrank.cli.common import HelpFormatter, stage_flags
 
 FRONT = ["evaluate", "compare", "active", "ndcg", "risk", "validate-config"]
 STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
@@ -169,13 +170,49 @@ def test_every_workflow_shell_line_parses(tmp_path):
     out = snakemake(tmp_path, "-n", "-p", "--cores", "2")
     lines = [line[line.index("python -m evalrank"):] for line in (out.stdout + out.stderr).splitlines()
              if "python -m evalrank" in line]
-    parser, seen = build_parser(), set()
+    import yaml
+    from dagrun import TINY
+
+    tiny = yaml.safe_load(TINY.read_text())
+    parser, seen, seeds = build_parser(), set(), set()
     for line in lines:
         argv = shlex.split(re.sub(r"\s2>\s.*$", "", line))[3:]
         assert argv[0] == "stage", line
         try:
-            seen.add(parser.parse_args(argv).command)
+            ns = parser.parse_args(argv)
         except SystemExit:
             pytest.fail(f"does not parse: {line}")
+        seen.add(ns.command)
+        # config values arrive as the config has them (tests/workflow/tiny.yaml)
+        if ns.command != "stage synthesize" and getattr(ns, "seed", None) is not None:
+            seeds.add(ns.seed)
+        if ns.command == "stage active-mc":
+            assert ns.budgets == tiny["active"]["budgets"] and ns.shards == tiny["active"]["shards"], line
+            assert ns.repetitions == tiny["active"]["repetitions"], line
     # every stage but download (the tiny config's data are synthetic)
     assert seen == {f"stage {n}" for n in STAGE_NAMES} - {"stage download"}, seen
+    assert seeds == {tiny["seed"]}
+
+
+def test_stage_flags_read_back_by_the_parser():
+    """stage_flags (the rules' one way to pass config values, workflow/rules/common.smk) renders
+    options that argparse reads back to the values given, through a shell's word splitting."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--budgets", type=float, nargs="+")
+    p.add_argument("--measures", nargs="+")
+    p.add_argument("--grid")
+    p.add_argument("--cost-feature", type=int)
+    p.add_argument("--sizes", type=int, nargs="*")
+    p.add_argument("--root")
+    p.add_argument("--dry", action="store_true")
+    p.add_argument("--slow", action="store_true")
+    grid = {"z": [1, 2], "a": {"nested": "x y"}, "m": "it's"}
+    text = stage_flags(budgets=[10, 20.5], measures=["ndcg@10", "log2@frac:0.3"], grid=grid, cost_feature=None,
+                       sizes=[], root="a folder/with 'quotes'", dry=True, slow=False)
+    ns = p.parse_args(shlex.split(text))
+    assert ns.budgets == [10.0, 20.5] and ns.measures == ["ndcg@10", "log2@frac:0.3"]
+    assert json.loads(ns.grid) == grid and list(json.loads(ns.grid)) == ["z", "a", "m"]  # the config's order
+    assert ns.cost_feature is None and ns.sizes is None and ns.dry is True and ns.slow is False
+    assert ns.root == "a folder/with 'quotes'"
+    assert "--cost-feature" not in text and "--sizes" not in text and "--slow" not in text
+    assert stage_flags() == ""

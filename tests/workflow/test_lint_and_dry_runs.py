@@ -3,7 +3,8 @@
 - every key of the config schema has a description;
 - `snakemake --lint` reports nothing but the findings listed in ACCEPTED_LINTS, each a deliberate choice;
 - a dry run of every config shipped in config/ builds its DAG (overlays such as scale.yaml on top of
-  the config they name, as the README runs them).
+  the config they name, as the README runs them);
+- every rule hands config values to its command one way: ``params.opts = flags(...)`` (common.smk).
 
 Dry runs need no data: a downloaded kind whose files are missing plans its download job. About 20 s."""
 
@@ -101,3 +102,37 @@ def test_every_overlay_exists():
     for overlay, base in OVERLAYS.items():
         assert (CONFIGS / overlay).exists() and (CONFIGS / base).exists()
         assert base in (CONFIGS / overlay).read_text()  # its header names the config it goes on
+
+
+# What a rule's shell line may name: files, wildcards, threads, the log, the folder of its outputs
+# (or inputs) and params.opts, every other value rendered by flags() (evalrank.cli.common.stage_flags).
+SHELL_FIELDS = re.compile(r"^(input|output|log|threads|wildcards)(\.\w+)?$|^params\.(opts|out|src)$")
+PARAMS_NAMES = {"opts", "out", "src"}
+
+
+def _rule_sections(text, section):
+    """The lines of every `<section>:` block of a .smk file (indented deeper than its header)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(rf"^(\s*){section}:\s*$", line)
+        if not m:
+            continue
+        depth, block = len(m.group(1)), []
+        for nxt in lines[i + 1:]:
+            if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= depth:
+                break
+            block.append(nxt)
+        yield depth, block
+
+
+@pytest.mark.parametrize("smk", sorted((REPO / "workflow" / "rules").glob("*.smk")), ids=lambda p: p.name)
+def test_config_values_reach_commands_one_way(smk):
+    text = smk.read_text()
+    for _, block in _rule_sections(text, "shell"):
+        for field in re.findall(r"(?<!{){([^{}]+)}(?!})", "\n".join(block)):
+            name = field.split(":")[0]
+            assert SHELL_FIELDS.match(name), f"{smk.name}: shell line names {{{field}}}; pass it through params.opts"
+    for depth, block in _rule_sections(text, "params"):
+        names = {m.group(1) for line in block if (m := re.match(rf"^\s{{{depth + 4}}}(\w+)=", line))}
+        assert names <= PARAMS_NAMES, f"{smk.name}: params {sorted(names - PARAMS_NAMES)}; render them with flags()"
+    assert "json.dumps" not in text and '" ".join' not in text, f"{smk.name}: render values with flags()"

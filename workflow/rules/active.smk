@@ -8,8 +8,7 @@ use rule split_training as split_sized with:
     output:
         train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
     params:
-        train_pairs=lambda w: f"--train-pairs {w.n}",
-        vali="",
+        opts=lambda w: flags(train_pairs=w.n, seed=config["seed"]),
     log:
         f"{LOGS}/split/fold{{fold}}_n{{n}}.log",
     benchmark:
@@ -27,9 +26,7 @@ use rule train_model as train_sized with:
         model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.tuning.csv",
     params:
-        model="rf",
-        grid=json.dumps(config["models"]["grids"].get("rf", {}), sort_keys=True),
-        tuned=lambda w, input: f" --params-from {input.tuned}" if input.tuned else "",
+        opts=lambda w, input: train_options("rf", tuned=input.tuned or None),
     log:
         f"{LOGS}/train/fold{{fold}}_rf_n{{n}}.log",
     benchmark:
@@ -45,14 +42,11 @@ rule active_setup:
     output:
         f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
     params:
-        exp=lambda w: experiment_args(w.experiment),
-        preds=lambda w, input: " ".join(
-            f"{m}={p}" for m, p in zip(EXPERIMENTS[w.experiment].models, input.preds)
+        opts=lambda w, input: flags(
+            **experiment_options(w.experiment),
+            predictions=[f"{m}={p}" for m, p in zip(EXPERIMENTS[w.experiment].models, input.preds)],
+            cost_feature=ACT["cost_feature"], measures=ACT["measures"], max_grade=DS["max_grade"], seed=config["seed"],
         ),
-        measures=" ".join(ACT["measures"]),
-        cost_feature="" if ACT["cost_feature"] is None else f"--cost-feature {ACT['cost_feature']}",
-        max_grade=DS["max_grade"],
-        seed=config["seed"],
     log:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_setup.log",
     benchmark:
@@ -62,9 +56,7 @@ rule active_setup:
         mem_mb=6000,
         runtime=30,
     shell:
-        "python -m evalrank stage active-setup {params.exp} --predictions {params.preds}"
-        " --pool {input.pool:q} {params.cost_feature} --measures {params.measures}"
-        " --max-grade {params.max_grade} --seed {params.seed} --fold {wildcards.fold}"
+        "python -m evalrank stage active-setup --pool {input.pool:q} {params.opts} --fold {wildcards.fold}"
         " --output {output:q} 2> {log:q}"
 
 
@@ -74,10 +66,7 @@ rule active_mc:
     output:
         f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
     params:
-        budgets=" ".join(map(str, ACT["budgets"])),
-        reps=ACT["repetitions"],
-        shards=ACT["shards"],
-        seed=config["seed"],
+        opts=flags(budgets=ACT["budgets"], repetitions=ACT["repetitions"], shards=ACT["shards"], seed=config["seed"]),
     log:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
     benchmark:
@@ -87,9 +76,8 @@ rule active_mc:
         mem_mb=2000,
         runtime=60,
     shell:
-        "python -m evalrank stage active-mc --setup {input:q} --budgets {params.budgets}"
-        " --repetitions {params.reps} --shard {wildcards.shard} --shards {params.shards}"
-        " --seed {params.seed} --output {output:q} 2> {log:q}"
+        "python -m evalrank stage active-mc --setup {input:q} {params.opts} --shard {wildcards.shard}"
+        " --output {output:q} 2> {log:q}"
 
 
 rule active_summary:
@@ -118,9 +106,8 @@ rule active_summary:
         label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "label_model_check.rst", "Active evaluation"),
     params:
         out=output_dir,
-        ref=ACT["reference_budget"],
-        ts_budget=_TS["budget"],
-        level=ACT["coverage_level"],
+        opts=flags(reference_budget=ACT["reference_budget"], train_size_budget=_TS["budget"],
+                   level=ACT["coverage_level"]),
     log:
         f"{LOGS}/active/summary.log",
     benchmark:
@@ -131,5 +118,4 @@ rule active_summary:
         runtime=20,
     shell:
         "python -m evalrank stage active-summary --setups {input.setups:q} --shards {input.shards:q}"
-        " --reference-budget {params.ref} --train-size-budget {params.ts_budget}"
-        " --level {params.level} --out-dir {params.out:q} 2> {log:q}"
+        " {params.opts} --out-dir {params.out:q} 2> {log:q}"

@@ -9,11 +9,11 @@ rule clicks_simulate:
     output:
         expand(f"{CLICKS_DIR}/world/{{f}}", f=["world.npz", "tests.csv", "sessions.tsv", "judgments.tsv"]),
     params:
-        predictions=lambda w, input: " ".join(f"{m}={p}" for m, p in zip(CLICKS_RANKERS, input.predictions)),
-        world=json.dumps(CWORLD, sort_keys=True),
+        opts=lambda w, input: flags(
+            predictions=[f"{m}={p}" for m, p in zip(CLICKS_RANKERS, input.predictions)],
+            params=CWORLD, seed=config["seed"], grades=CLICKS["grades"],
+        ),
         out=output_dir,
-        seed=config["seed"],
-        grades=CLICKS_GRADES,
     log:
         f"{LOGS}/clicks/simulate.log",
     benchmark:
@@ -23,8 +23,8 @@ rule clicks_simulate:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank stage clicks-simulate --predictions {params.predictions} --agreement {input.agreement:q}"
-        " --params {params.world:q} --seed {params.seed} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"
+        "python -m evalrank stage clicks-simulate --agreement {input.agreement:q} {params.opts}"
+        " --out-dir {params.out:q} 2> {log:q}"
 
 
 rule clicks_dbn:
@@ -35,10 +35,8 @@ rule clicks_dbn:
         model=f"{CLICKS_DIR}/dbn.npz",
         table=in_report(f"{CLICKS_DIR}/dbn_recovery.csv", "clicks_dbn_recovery.rst", "Clicks"),
     params:
-        gamma="fit" if CLICKS["dbn"]["gamma"] is None else CLICKS["dbn"]["gamma"],
-        prior=" ".join(map(str, CLICKS["dbn"]["prior"])),
-        grid=" ".join(map(str, CLICKS["dbn"]["min_views_grid"])),
-        dbn=CLICKS["dbn"],
+        opts=flags(views_grid=CLICKS["dbn"]["min_views_grid"], gamma=CLICKS["dbn"]["gamma"], prior=CLICKS["dbn"]["prior"],
+                   max_iter=CLICKS["dbn"]["max_iter"], tol=CLICKS["dbn"]["tol"]),
     log:
         f"{LOGS}/clicks/dbn.log",
     benchmark:
@@ -49,9 +47,7 @@ rule clicks_dbn:
         runtime=10,
     shell:
         "python -m evalrank stage clicks-dbn --world {input.world:q} --sessions {input.sessions:q}"
-        " --views-grid {params.grid} --gamma {params.gamma} --prior {params.prior}"
-        " --max-iter {params.dbn[max_iter]} --tol {params.dbn[tol]} --output {output.model:q}"
-        " --table {output.table:q} 2> {log:q}"
+        " {params.opts} --output {output.model:q} --table {output.table:q} 2> {log:q}"
 
 
 rule clicks_estimate:
@@ -65,11 +61,16 @@ rule clicks_estimate:
         expand(f"{CLICKS_DIR}/estimates/{{f}}",
                f=["estimates.npz", "summaries.csv", "sigma.csv", "loo_curve.csv", "sources.npz", "min_views.csv"]),
     params:
+        opts=flags(
+            model=CLICKS["dbn"]["model"], min_views=CLICKS["dbn"]["min_views"], views_grid=CLICKS["dbn"]["min_views_grid"],
+            views_folds=CLICKS["dbn"]["min_views_folds"], prior_depth=CLICKS["mapping"]["prior_depth"],
+            eps=CLICKS["mapping"]["eps"], min_samples=CLICKS["mapping"]["min_samples"],
+            sigma=CLICKS["smoothing"]["sigma"], sigma_bounds=CLICKS["smoothing"]["sigma_bounds"],
+            curve_points=CLICKS["smoothing"]["curve_points"],
+            cj_min_train=CLICKS["carterette"]["min_train_impressions"], cj_alpha=CLICKS["carterette"]["alpha"],
+            z=CLICKS["z"], grades=CLICKS["grades"],
+        ),
         out=output_dir,
-        c=CLICKS,
-        bounds=" ".join(map(str, CLICKS["smoothing"]["sigma_bounds"])),
-        grid=" ".join(map(str, CLICKS["dbn"]["min_views_grid"])),
-        grades=CLICKS_GRADES,
     log:
         f"{LOGS}/clicks/estimate.log",
     benchmark:
@@ -80,13 +81,7 @@ rule clicks_estimate:
         runtime=20,
     shell:
         "python -m evalrank stage clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
-        " --judgments {input.judgments:q} --dbn {input.dbn:q} --agreement {input.agreement:q}"
-        " --model {params.c[dbn][model]} --min-views {params.c[dbn][min_views]} --views-grid {params.grid}"
-        " --views-folds {params.c[dbn][min_views_folds]} --prior-depth {params.c[mapping][prior_depth]}"
-        " --eps {params.c[mapping][eps]} --min-samples {params.c[mapping][min_samples]}"
-        " --sigma {params.c[smoothing][sigma]} --sigma-bounds {params.bounds}"
-        " --curve-points {params.c[smoothing][curve_points]} --cj-min-train {params.c[carterette][min_train_impressions]}"
-        " --cj-alpha {params.c[carterette][alpha]} --z {params.c[z]} --grades {params.grades}"
+        " --judgments {input.judgments:q} --dbn {input.dbn:q} --agreement {input.agreement:q} {params.opts}"
         " --out-dir {params.out:q} 2> {log:q}"
 
 
@@ -102,10 +97,9 @@ rule clicks_report:
           for t in [f"table{t}" for t in (2, 4, 5, 6, 7, 8)] + ["study", "min_views"]],
         *[in_report(f"{CLICKS_DIR}/fig{i}.png", f"clicks_fig{i}.rst", "Clicks") for i in range(1, 9)],
     params:
+        opts=flags(paper_tests=CLICKS["paper_tests"], coverage_z=CLICKS["coverage_z"], grades=CLICKS["grades"]),
         src=input_dir,
         out=output_dir,
-        c=CLICKS,
-        grades=CLICKS_GRADES,
     log:
         f"{LOGS}/clicks/report.log",
     benchmark:
@@ -116,5 +110,5 @@ rule clicks_report:
         runtime=10,
     shell:
         "python -m evalrank stage clicks-report --world {input.world:q} --in-dir {params.src:q}"
-        " --agreement {input.agreement:q} --printed-table2 {input.printed:q} --paper-tests {params.c[paper_tests]}"
-        " --coverage-z {params.c[coverage_z]} --grades {params.grades} --out-dir {params.out:q} 2> {log:q}"
+        " --agreement {input.agreement:q} --printed-table2 {input.printed:q} {params.opts} --out-dir {params.out:q}"
+        " 2> {log:q}"

@@ -3,6 +3,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
+from evalrank.cli.common import stage_flags as flags
 from evalrank.config import ConfigError, data_problems
 from evalrank.data.datasets import get_spec, missing_files, partition_file
 from evalrank.data.facts import read_facts, synthetic_facts
@@ -52,15 +53,12 @@ def pool_parts(fold):
     return [p for p in PARTITIONS if p != int(fold)]
 
 
-def synthesize_args(ds):
-    """The generator's settings of a dataset config section, as `evalrank stage synthesize` flags."""
+def synthesize_options(ds):
+    """The generator's settings of a dataset config section: `evalrank stage synthesize`'s options."""
     syn = ds["synthetic"]
-    args = [f"--n-features {ds['n_features']}", f"--queries-per-partition {syn['queries_per_partition']}",
-            f"--mean-docs {syn['mean_docs']}", f"--p-no-relevant {syn['p_no_relevant']}", f"--p-small {syn['p_small']}",
-            f"--max-docs {syn['max_docs']}", f"--feature-norm {syn['feature_norm']}"]
-    if syn.get("grade_marginals"):
-        args.append("--grade-marginals " + " ".join(map(str, syn["grade_marginals"])))
-    return " ".join(args)
+    return dict(n_features=ds["n_features"], queries_per_partition=syn["queries_per_partition"],
+                mean_docs=syn["mean_docs"], p_no_relevant=syn["p_no_relevant"], p_small=syn["p_small"],
+                max_docs=syn["max_docs"], feature_norm=syn["feature_norm"], grade_marginals=syn.get("grade_marginals"))
 
 
 def dataset_outputs():
@@ -74,6 +72,13 @@ def model_outputs():
         [f"{RESULTS}/fold{{fold}}/quality/quality.csv", f"{RESULTS}/fold{{fold}}/quality/quality.png"],
         fold=FOLDS,
     ) + expand(f"{RESULTS}/fold{{fold}}/quality/reliability/{{model}}.png", fold=FOLDS, model=MODELS)
+
+
+def train_options(model, tuned=None):
+    """`evalrank stage train`'s options for a model of models.names (models.smk); tuned: the model
+    file whose hyperparameters it reuses instead of searching the grid (train_sized, active.smk)."""
+    return flags(model=model, grid=config["models"]["grids"].get(model, {}), params_from=tuned,
+                 n_grades=DS["max_grade"] + 1, seed=config["seed"])
 
 
 def in_report(path, caption, category, subcategory=None):
@@ -177,12 +182,10 @@ EXPERIMENTS = {
 SHARDS = list(range(ACT["shards"]))
 
 
-def experiment_args(name):
-    sizes = " ".join(map(str, SIZES))
-    return (
-        f"--experiment {name} --models {' '.join(MODELS)} --drop {ACT['index_update_drop']}"
-        f" --base-pairs {_TS['base']} --base-model {SIZED_BASE}" + (f" --sizes {sizes}" if SIZES else "")
-    )
+def experiment_options(name):
+    """An active experiment's options of `evalrank stage active-setup`."""
+    return dict(experiment=name, models=MODELS, drop=ACT["index_update_drop"], base_pairs=_TS["base"],
+                base_model=SIZED_BASE, sizes=SIZES)
 
 
 def active_outputs():
@@ -202,7 +205,6 @@ def active_outputs():
 
 
 # -- NDCG conventions (ndcg.smk) ---------------------------------------------------------------
-import json
 
 NDCG = config["ndcg"]
 
@@ -225,8 +227,6 @@ def ndcg_outputs():
 
 
 # -- Risk (risk.smk) ---------------------------------------------------------------------------
-import json
-
 RISK = config["risk"]
 POP = RISK["population"]
 
@@ -249,10 +249,9 @@ LEARN = RISK["learning"]
 LDS = LEARN["dataset"]  # None: the config's dataset (its rules: DATASETS in common.smk, data.smk)
 LEARN_PARTS = expand(f"{DATASETS[-1].parsed}/S{{part}}.npz", part=PARTITIONS)
 
-LEARN_PROTOCOL = (
-    f"--holdout {LEARN['holdout']} --n-folds {LEARN['n_folds']} --seed {config['seed']}"
-    f" --convention {LEARN['convention']}"
-)
+# the options of risk-baseline, risk-learn and risk-table7 that fix the protocol
+LEARN_PROTOCOL = dict(holdout=LEARN["holdout"], n_folds=LEARN["n_folds"], seed=config["seed"],
+                      convention=LEARN["convention"])
 
 
 def risk_learning_mem_mb(input_mb):
@@ -273,13 +272,10 @@ def _baseline_models(wildcards=None):
 
 
 # -- Judgments + clicks (clicks.smk) -----------------------------------------------------------
-import json
-
 CLICKS = config["clicks"]
 CWORLD = CLICKS["world"]
 CLICKS_DIR = f"{RESULTS}/clicks"
 CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
-CLICKS_GRADES = " ".join(CLICKS["grades"])
 
 
 def clicks_outputs():
@@ -291,11 +287,9 @@ def clicks_outputs():
 
 
 # -- Theory (theory.smk) -----------------------------------------------------------------------
-import json
-
 THEORY = config["theory"]
 THEORY_DIR = f"{RESULTS}/theory"
-THEORY_PARAMS = json.dumps({k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")})
+THEORY_PARAMS = {k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")}
 TLISTS = THEORY["lists"]
 TLISTS_FIGS = [f"{THEORY_DIR}/lists_fig{i}.png" for i in range(1, len(TLISTS["measures"]) + 1)]
 

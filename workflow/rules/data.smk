@@ -11,9 +11,8 @@ for _d in DATASETS:
             output:
                 _d.partition_files(),
             params:
-                root=lambda w, d=_d: d.root,  # the folder of the outputs (partition_file)
-                seed=_d.seed,
-                args=synthesize_args(_d.config),
+                # root: the folder of the outputs (partition_file)
+                opts=flags(root=_d.root, seed=_d.seed, **synthesize_options(_d.config), layout="partitions"),
             log:
                 f"{LOGS}/{_d.prefix}synthesize.log",
             benchmark:
@@ -23,8 +22,7 @@ for _d in DATASETS:
                 mem_mb=4000,
                 runtime=30,
             shell:
-                "python -m evalrank stage synthesize --root {params.root:q} --seed {params.seed} {params.args}"
-                " --layout partitions --threads {threads} 2> {log:q}"
+                "python -m evalrank stage synthesize {params.opts} --threads {threads} 2> {log:q}"
 
     elif _d.spec.kind == "local":
         _missing = missing_files(_d.root, _d.spec)
@@ -46,10 +44,7 @@ for _d in DATASETS:
             output:
                 _d.layout_files(),
             params:
-                root=_d.root,
-                kind=_d.spec.name,
-                url=f"--url {_d.config['url']}" if _d.config.get("url") else "",
-                sha=f"--sha256 {_d.config['sha256']}" if _d.config.get("sha256") else "",
+                opts=flags(dataset=_d.spec.name, root=_d.root, url=_d.config.get("url"), sha256=_d.config.get("sha256")),
             log:
                 f"{LOGS}/{_d.prefix}download.log",
             benchmark:
@@ -59,8 +54,7 @@ for _d in DATASETS:
                 mem_mb=2000,
                 runtime=240,
             shell:
-                "python -m evalrank stage download --dataset {params.kind} --root {params.root:q}"
-                " {params.url} {params.sha} 2> {log:q}"
+                "python -m evalrank stage download {params.opts} 2> {log:q}"
 
     rule:
         name:
@@ -70,8 +64,7 @@ for _d in DATASETS:
         output:
             f"{_d.parsed}/S{{part}}.npz",
         params:
-            n_features=_d.config["n_features"],
-            max_grade=_d.config["max_grade"],
+            opts=flags(n_features=_d.config["n_features"], max_grade=_d.config["max_grade"]),
         log:
             f"{LOGS}/{_d.prefix}parse/S{{part}}.log",
         benchmark:
@@ -81,8 +74,7 @@ for _d in DATASETS:
             mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
             runtime=30,
         shell:
-            "python -m evalrank stage parse --input {input:q} --output {output:q}"
-            " --n-features {params.n_features} --max-grade {params.max_grade} 2> {log:q}"
+            "python -m evalrank stage parse --input {input:q} --output {output:q} {params.opts} 2> {log:q}"
 
 
 checkpoint data_facts:
@@ -109,7 +101,7 @@ rule describe:
         table=in_report(f"{RESULTS}/data/summary.csv", "dataset_table.rst", "Data"),
         figure=in_report(f"{RESULTS}/data/dataset.png", "dataset.rst", "Data"),
     params:
-        names=[f"S{p}" for p in PARTITIONS],
+        opts=flags(names=[f"S{p}" for p in PARTITIONS]),
     log:
         f"{LOGS}/describe.log",
     benchmark:
@@ -119,5 +111,5 @@ rule describe:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank stage describe --inputs {input:q} --names {params.names}"
+        "python -m evalrank stage describe --inputs {input:q} {params.opts}"
         " --table {output.table:q} --figure {output.figure:q} 2> {log:q}"

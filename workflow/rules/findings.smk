@@ -10,9 +10,8 @@ rule findings:
         md=f"{RESULTS}/findings.md",
         html=report(f"{RESULTS}/findings.html", caption="../report/findings.rst", category="Findings"),
     params:
-        results=output_dir,
-        name=config["name"],
-        seed=config["seed"],
+        opts=flags(name=config["name"], seed=config["seed"]),
+        out=output_dir,
     log:
         f"{LOGS}/findings.log",
     benchmark:
@@ -23,5 +22,5 @@ rule findings:
         mem_mb=500,
         runtime=5,
     shell:
-        "python -m evalrank stage findings --results {params.results:q} --name {params.name:q} --seed {params.seed}"
+        "python -m evalrank stage findings --results {params.out:q} {params.opts}"
         " --out-md {output.md:q} --out-html {output.html:q} 2> {log:q}"

@@ -1,8 +1,5 @@
 # Models (Sawade et al. 2012, Sec. 5): on partition S_fold, half for training and
 # half for validation; the other four partitions are the evaluation pool.
-import json
-import shlex
-
 
 rule split_training:
     input:
@@ -12,9 +9,8 @@ rule split_training:
         train=f"{RESULTS}/fold{{fold}}/train.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
     params:
-        train_pairs=f"--train-pairs {config['models']['train_pairs']}" if config["models"]["train_pairs"] else "",
-        vali=lambda w, output: f" --vali {shlex.quote(output.vali)}",  # split_sized (active.smk): none
-        seed=config["seed"],
+        # split_sized (active.smk): n pairs, no validation half
+        opts=lambda w, output: flags(train_pairs=config["models"]["train_pairs"], seed=config["seed"], vali=output.vali),
     log:
         f"{LOGS}/split/fold{{fold}}.log",
     benchmark:
@@ -24,8 +20,7 @@ rule split_training:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank stage split --partition {input.partition:q} {params.train_pairs}"
-        " --seed {params.seed} --train {output.train:q}{params.vali} 2> {log:q}"
+        "python -m evalrank stage split --partition {input.partition:q} --train {output.train:q} {params.opts} 2> {log:q}"
 
 
 rule train_model:
@@ -38,11 +33,7 @@ rule train_model:
         model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/{{model}}.tuning.csv",
     params:
-        model=lambda w: w.model,
-        grid=lambda w: json.dumps(config["models"]["grids"].get(w.model, {}), sort_keys=True),
-        tuned="",  # train_sized (active.smk): " --params-from <tuned model>"
-        seed=config["seed"],
-        n_grades=DS["max_grade"] + 1,
+        opts=lambda w: train_options(w.model),  # train_sized (active.smk): rf, --params-from its tuned model
     log:
         f"{LOGS}/train/fold{{fold}}_{{model}}.log",
     benchmark:
@@ -52,8 +43,7 @@ rule train_model:
         mem_mb=8000,
         runtime=120,
     shell:
-        "python -m evalrank stage train --model {params.model} --train {input.train:q} --vali {input.vali:q}"
-        " --grid {params.grid:q}{params.tuned} --n-grades {params.n_grades} --seed {params.seed} --threads {threads}"
+        "python -m evalrank stage train --train {input.train:q} --vali {input.vali:q} {params.opts} --threads {threads}"
         " --output {output.model:q} --tuning {output.tuning:q} 2> {log:q}"
 
 
@@ -99,11 +89,9 @@ rule model_quality:
             subcategory="fold {fold}",
         ),
     params:
-        names=MODELS,
-        reldir=lambda w: f"{RESULTS}/fold{w.fold}/quality/reliability",
-        q=config["quality"],
-        max_grade=DS["max_grade"],
-        seed=config["seed"],
+        out=lambda w, output: str(Path(output.reliability[0]).parent),
+        opts=flags(names=MODELS, k=config["quality"]["k"], ece_bins=config["quality"]["ece_bins"],
+                   reliability_bins=config["quality"]["reliability_bins"], max_grade=DS["max_grade"], seed=config["seed"]),
     log:
         f"{LOGS}/quality/fold{{fold}}.log",
     benchmark:
@@ -113,7 +101,6 @@ rule model_quality:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank stage quality --predictions {input:q} --names {params.names}"
-        " --table {output.table:q} --figure {output.figure:q} --reliability-dir {params.reldir:q}"
-        " --k {params.q[k]} --ece-bins {params.q[ece_bins]} --reliability-bins {params.q[reliability_bins]}"
-        " --max-grade {params.max_grade} --seed {params.seed} 2> {log:q}"
+        "python -m evalrank stage quality --predictions {input:q}"
+        " --table {output.table:q} --figure {output.figure:q} --reliability-dir {params.out:q}"
+        " {params.opts} 2> {log:q}"

@@ -28,10 +28,8 @@ rule ndcg_train:
         run=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.npz",
         meta=f"{RESULTS}/ndcg/runs/{{learner}}/{{convention}}/fold{{fold}}.json",
     params:
-        grid=lambda w: json.dumps(NDCG["grids"].get(w.learner, {}), sort_keys=True),
-        fixed=lambda w: json.dumps(NDCG["params"].get(w.learner, {}), sort_keys=True),
-        limit=f"--max-train-queries {NDCG['max_train_queries']}" if NDCG["max_train_queries"] else "",
-        seed=config["seed"],
+        opts=lambda w: flags(grid=NDCG["grids"].get(w.learner, {}), params=NDCG["params"].get(w.learner, {}),
+                             max_train_queries=NDCG["max_train_queries"], seed=config["seed"]),
     log:
         f"{LOGS}/ndcg/train/{{learner}}_{{convention}}_fold{{fold}}.log",
     benchmark:
@@ -43,8 +41,7 @@ rule ndcg_train:
         runtime=60,
     shell:
         "python -m evalrank stage ndcg-train --partitions {input.parts:q} --fold {wildcards.fold}"
-        " --learner {wildcards.learner} --convention {wildcards.convention} --grid {params.grid:q}"
-        " --params {params.fixed:q} {params.limit} --seed {params.seed} --threads {threads}"
+        " --learner {wildcards.learner} --convention {wildcards.convention} {params.opts} --threads {threads}"
         " --output {output.run:q} 2> {log:q}"
 
 
@@ -59,13 +56,10 @@ rule ndcg_report:
         fig1=in_report(f"{RESULTS}/ndcg/fig1.png", "ndcg_fig1.rst", "NDCG conventions"),
         fig2=in_report(f"{RESULTS}/ndcg/fig2.png", "ndcg_fig2.rst", "NDCG conventions"),
     params:
+        opts=flags(k=NDCG["k"], reference=NDCG["reference"], learners=NDCG["learners"],
+                   fig1_learners=NDCG["fig1_learners"], train_conventions=NDCG["train_conventions"],
+                   eval_conventions=NDCG["eval_conventions"]),
         out=output_dir,
-        k=NDCG["k"],
-        ref=NDCG["reference"],
-        learners=" ".join(NDCG["learners"]),
-        fig1=" ".join(NDCG["fig1_learners"]),
-        train=" ".join(NDCG["train_conventions"]),
-        evals=" ".join(NDCG["eval_conventions"]),
     log:
         f"{LOGS}/ndcg/report.log",
     benchmark:
@@ -75,6 +69,4 @@ rule ndcg_report:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank stage ndcg-report --runs {input:q} --out-dir {params.out:q} --k {params.k}"
-        " --reference {params.ref} --learners {params.learners} --fig1-learners {params.fig1}"
-        " --train-conventions {params.train} --eval-conventions {params.evals} 2> {log:q}"
+        "python -m evalrank stage ndcg-report --runs {input:q} {params.opts} --out-dir {params.out:q} 2> {log:q}"

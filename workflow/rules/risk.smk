@@ -37,16 +37,11 @@ rule risk_population:
         population=f"{RESULTS}/risk/population/population.npz",
         table=in_report(f"{RESULTS}/risk/population/systems.csv", "risk_systems.rst", "Risk"),
     params:
-        features=" ".join(map(str, POP["features"])),
-        objectives=" ".join(POP["objectives"]),
-        fractions=" ".join(map(str, POP["train_fractions"])),
-        shares=" ".join(map(str, POP["feature_shares"])),
-        lgb=json.dumps(POP["lightgbm"], sort_keys=True),
-        models=lambda w, input: ("--models " + " ".join(f"'{m}'" for m in input.models)) if input.models else "",
-        seeds=POP["seeds"],
-        measure=POP["measure"],
-        seed=config["seed"],
-        max_grade=config["dataset"]["max_grade"],
+        opts=lambda w, input: flags(
+            models=list(input.models), features=POP["features"], objectives=POP["objectives"], seeds=POP["seeds"],
+            train_fractions=POP["train_fractions"], feature_shares=POP["feature_shares"], lgb_params=POP["lightgbm"],
+            measure=POP["measure"], max_grade=DS["max_grade"], seed=config["seed"],
+        ),
     log:
         f"{LOGS}/risk/population.log",
     benchmark:
@@ -56,11 +51,8 @@ rule risk_population:
         mem_mb=4000,
         runtime=30,
     shell:
-        "python -m evalrank stage risk-population --train {input.train:q} --test {input.test:q} {params.models}"
-        " --features {params.features} --objectives {params.objectives} --seeds {params.seeds}"
-        " --train-fractions {params.fractions} --feature-shares {params.shares} --lgb-params {params.lgb:q}"
-        " --measure {params.measure} --max-grade {params.max_grade} --seed {params.seed} --threads {threads}"
-        " --output {output.population:q} --table {output.table:q} 2> {log:q}"
+        "python -m evalrank stage risk-population --train {input.train:q} --test {input.test:q} {params.opts}"
+        " --threads {threads} --output {output.population:q} --table {output.table:q} 2> {log:q}"
 
 
 rule risk_table6:
@@ -72,11 +64,8 @@ rule risk_table6:
         f"{RESULTS}/risk/population/georisk_curves.csv",
         in_report(f"{RESULTS}/risk/population/fig3.png", "risk_fig3.rst", "Risk"),
     params:
+        opts=flags(baseline=f"f{POP['baseline_feature']}", measure=POP["measure"], alphas=POP["alphas"], top=POP["top"]),
         out=output_dir,
-        alphas=" ".join(map(str, POP["alphas"])),
-        baseline=f"f{POP['baseline_feature']}",
-        measure=POP["measure"],
-        top=POP["top"],
     log:
         f"{LOGS}/risk/table6.log",
     benchmark:
@@ -86,8 +75,7 @@ rule risk_table6:
         mem_mb=1000,
         runtime=5,
     shell:
-        "python -m evalrank stage risk-table6 --population {input:q} --out-dir {params.out:q} --baseline {params.baseline}"
-        " --measure {params.measure} --alphas {params.alphas} --top {params.top} 2> {log:q}"
+        "python -m evalrank stage risk-table6 --population {input:q} {params.opts} --out-dir {params.out:q} 2> {log:q}"
 
 
 # -- Sec. 6: risk-sensitive LambdaMART (Table 7) ---------------------------------
@@ -101,8 +89,7 @@ rule risk_baseline:
     output:
         f"{RESULTS}/risk/learning/baselines/{{learner}}.pkl",
     params:
-        protocol=LEARN_PROTOCOL,
-        params=lambda w: json.dumps(LEARN["baseline_params"].get(w.learner, {}), sort_keys=True),
+        opts=lambda w: flags(**LEARN_PROTOCOL, params=LEARN["baseline_params"].get(w.learner, {})),
     log:
         f"{LOGS}/risk/baseline_{{learner}}.log",
     benchmark:
@@ -112,8 +99,8 @@ rule risk_baseline:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
         runtime=60,
     shell:
-        "python -m evalrank stage risk-baseline --partitions {input.parts:q} {params.protocol} --learner {wildcards.learner}"
-        " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
+        "python -m evalrank stage risk-baseline --partitions {input.parts:q} {params.opts} --learner {wildcards.learner}"
+        " --threads {threads} --output {output:q} 2> {log:q}"
 
 
 rule risk_learn:
@@ -127,13 +114,10 @@ rule risk_learn:
     output:
         f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz",
     params:
-        protocol=LEARN_PROTOCOL,
-        method=lambda w: risk_learners()[w.spec]["method"],
-        alpha=lambda w: risk_learners()[w.spec]["alpha"],
-        baselines=lambda w, input: ("--baselines " + " ".join(f"'{b}'" for b in input.baselines))
-        if input.baselines else "",
-        params=json.dumps(LEARN["params"], sort_keys=True),
-        feature=LEARN["baseline_feature"],
+        opts=lambda w, input: flags(
+            **LEARN_PROTOCOL, method=risk_learners()[w.spec]["method"], alpha=risk_learners()[w.spec]["alpha"],
+            baseline_feature=LEARN["baseline_feature"], baselines=list(input.baselines), params=LEARN["params"],
+        ),
     log:
         f"{LOGS}/risk/learn_{{spec}}_fold{{fold}}.log",
     benchmark:
@@ -143,9 +127,8 @@ rule risk_learn:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
         runtime=120,
     shell:
-        "python -m evalrank stage risk-learn --partitions {input.parts:q} {params.protocol} --fold {wildcards.fold}"
-        " --method '{params.method}' --alpha {params.alpha} --baseline-feature {params.feature} {params.baselines}"
-        " --params {params.params:q} --threads {threads} --output {output:q} 2> {log:q}"
+        "python -m evalrank stage risk-learn --partitions {input.parts:q} {params.opts} --fold {wildcards.fold}"
+        " --threads {threads} --output {output:q} 2> {log:q}"
 
 
 rule risk_table7:
@@ -158,11 +141,9 @@ rule risk_table7:
         in_report(f"{RESULTS}/risk/learning/table7.csv", "risk_table7.rst", "Risk"),
         f"{RESULTS}/risk/learning/per_query_ndcg10.csv",
     params:
-        protocol=LEARN_PROTOCOL,
-        folds=" ".join(map(str, LEARN["folds"])),
+        opts=flags(**LEARN_PROTOCOL, folds=LEARN["folds"], baseline_feature=LEARN["baseline_feature"],
+                   loss_threshold=LEARN["loss_threshold"]),
         out=output_dir,
-        feature=LEARN["baseline_feature"],
-        threshold=LEARN["loss_threshold"],
     log:
         f"{LOGS}/risk/table7.log",
     benchmark:
@@ -172,6 +153,5 @@ rule risk_table7:
         mem_mb=4000,
         runtime=10,
     shell:
-        "python -m evalrank stage risk-table7 --partitions {input.parts:q} {params.protocol} --folds {params.folds}"
-        " --baselines {input.baselines:q} --baseline-feature {params.feature} --runs {input.runs:q}"
-        " --loss-threshold {params.threshold} --out-dir {params.out:q} 2> {log:q}"
+        "python -m evalrank stage risk-table7 --partitions {input.parts:q} --baselines {input.baselines:q}"
+        " --runs {input.runs:q} {params.opts} --out-dir {params.out:q} 2> {log:q}"

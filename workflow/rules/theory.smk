@@ -5,10 +5,8 @@ rule theory_sample:
     output:
         f"{THEORY_DIR}/samples/n{{n}}.npz",
     params:
-        p=THEORY_PARAMS,
-        reps=THEORY["repetitions"],
-        block=lambda w: max(1, THEORY["block_objects"] // int(w.n)),
-        seed=config["seed"],
+        opts=lambda w: flags(params=THEORY_PARAMS, repetitions=THEORY["repetitions"],
+                             block=max(1, THEORY["block_objects"] // int(w.n)), seed=config["seed"]),
     log:
         f"{LOGS}/theory/sample_n{{n}}.log",
     benchmark:
@@ -18,8 +16,7 @@ rule theory_sample:
         mem_mb=4000,
         runtime=30,
     shell:
-        "python -m evalrank stage theory-sample --params {params.p:q} --n {wildcards.n} --repetitions {params.reps}"
-        " --block {params.block} --seed {params.seed} --output {output:q} 2> {log:q}"
+        "python -m evalrank stage theory-sample --n {wildcards.n} {params.opts} --output {output:q} 2> {log:q}"
 
 
 rule theory_report:
@@ -34,7 +31,7 @@ rule theory_report:
         in_report(f"{THEORY_DIR}/convergence.png", "theory_convergence.rst", "Theory"),
         in_report(f"{THEORY_DIR}/distinguishability.png", "theory_distinguishability.rst", "Theory"),
     params:
-        p=THEORY_PARAMS,
+        opts=flags(params=THEORY_PARAMS),
         out=output_dir,
     log:
         f"{LOGS}/theory/report.log",
@@ -45,7 +42,7 @@ rule theory_report:
         mem_mb=2000,
         runtime=10,
     shell:
-        "python -m evalrank stage theory-report --params {params.p:q} --inputs {input:q} --out-dir {params.out:q} 2> {log:q}"
+        "python -m evalrank stage theory-report --inputs {input:q} {params.opts} --out-dir {params.out:q} 2> {log:q}"
 
 
 rule theory_lists:
@@ -59,15 +56,12 @@ rule theory_lists:
         *[in_report(f, f"theory_lists_fig{i}.rst" if i <= 4 else "theory_lists.rst", "Theory")
           for i, f in enumerate(TLISTS_FIGS, 1)],
     params:
-        models=lambda w, input: " ".join(f"{m}={p}" for m, p in zip(TLISTS["rankers"], input.models)),
-        partition=lambda w, input: f"--partition {input.partition[0]}" if input.partition else "",
-        sizes=" ".join(map(str, TLISTS["sizes"])),
-        measures=" ".join(f"'{m}'" for m in TLISTS["measures"]),
-        seed=config["seed"],
-        n_features=config["dataset"]["n_features"],
-        source=TLISTS["source"],
-        queries=TLISTS["queries"],
-        docs=TLISTS["docs_per_query"],
+        opts=lambda w, input: flags(
+            models=[f"{m}={p}" for m, p in zip(TLISTS["rankers"], input.models)], source=TLISTS["source"],
+            partition=input.partition[0] if input.partition else None, queries=TLISTS["queries"],
+            docs_per_query=TLISTS["docs_per_query"], n_features=DS["n_features"], sizes=TLISTS["sizes"],
+            measures=TLISTS["measures"], seed=config["seed"],
+        ),
         out=output_dir,
     log:
         f"{LOGS}/theory/lists.log",
@@ -78,8 +72,5 @@ rule theory_lists:
         mem_mb=4000,
         runtime=20,
     shell:
-        "python -m evalrank stage theory-lists --models {params.models} --source {params.source} {params.partition}"
-        " --queries {params.queries} --docs-per-query {params.docs} --n-features {params.n_features}"
-        " --sizes {params.sizes} --measures {params.measures} --seed {params.seed} --out-dir {params.out:q}"
-        " 2> {log:q}"
+        "python -m evalrank stage theory-lists {params.opts} --out-dir {params.out:q} 2> {log:q}"
 

@@ -331,8 +331,8 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--views-grid", type=int, nargs="+", required=True,
                    help="view thresholds at which to report the recovery of the simulator's parameters "
                         "(clicks.dbn.min_views_grid)")
-    s.add_argument("--gamma", type=lambda v: None if v == "fit" else float(v), required=True,
-                   help="EM's continuation probability, or 'fit' (clicks.dbn.gamma; null = fit)")
+    s.add_argument("--gamma", type=float,
+                   help="EM's continuation probability (clicks.dbn.gamma; default: none, EM fits it)")
     s.add_argument("--prior", type=float, nargs=2, required=True, help="Beta pseudo-counts of EM's M-step "
                                                                       "(clicks.dbn.prior)")
     s.add_argument("--max-iter", type=int, required=True, help="EM iterations at most (clicks.dbn.max_iter)")

@@ -7,10 +7,12 @@ Only the standard library is imported here (``evalrank --help`` must stay light)
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
 import time
 
-__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "partition_map"]
+__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "partition_map", "stage_flags"]
 
 
 def _log(msg: str) -> None:
@@ -75,3 +77,31 @@ def partition_map(paths) -> dict:
         out[int(m.group(1))] = path
     return out
 
+
+
+def stage_flags(**options) -> str:
+    """The one way a rule hands values to a stage command: ``flags(budgets=[10, 20],
+    cost_feature=None, grid={"a": 1})`` -> ``--budgets 10 20 --grid '{"a": 1}'``.
+
+    Each keyword becomes its option (``_`` -> ``-``), in the order given, by the value's type:
+    a list or tuple gives its items (none: the option is left out); a mapping gives one JSON
+    argument, its keys in the config's order (theory's scorers keep theirs); ``None`` and ``False`` leave the option out (a null config key
+    means the stage's documented default); ``True`` gives the bare option; anything else its
+    ``str``. Every word is shell-quoted, so the result goes into a shell line as it is
+    (``{params.opts}``, no ``:q``). The stage's parser reads it back to the same values (tested).
+    """
+    words = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is None or value is False:
+            continue
+        if value is True:
+            words.append(flag)
+        elif isinstance(value, dict):
+            words += [flag, json.dumps(value)]
+        elif isinstance(value, (list, tuple)):
+            if value:
+                words += [flag, *map(str, value)]
+        else:
+            words += [flag, str(value)]
+    return " ".join(shlex.quote(w) for w in words)
