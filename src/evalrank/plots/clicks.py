@@ -84,7 +84,8 @@ def plot_priors(priors: dict, scale, path, *, title=None):
     ax.set_xticks(range(scale.n), scale.names)
     ax.set_xlabel("grade")
     ax.set_ylabel("p(g)")
-    ax.legend()
+    ax.set_ylim(0, max(float(np.max(p)) for p in priors.values()) * 1.3)  # room for the legend above the bars
+    ax.legend(loc="upper right")
     if title:
         ax.set_title(title)
     return save_figure(fig, path)
@@ -123,6 +124,8 @@ def plot_posterior_bars(fits, prior, scale, path, *, points=10, title=None):
         ax.bar(np.arange(points), post[:, j], bottom=bottom, color=color(j), label=scale.names[j])
         bottom += post[:, j]
     ax.set_xticks(range(points), [f"{v:.2f}" for v in xs], rotation=45)
+    ax.set_ylim(0, 1)
+    ax.set_yticks(np.linspace(0, 1, 6))
     ax.set_xlabel("click-model relevance x")
     ax.set_ylabel("p(g | x), depth-1 prior")
     ax.legend(title="grade", fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -134,7 +137,11 @@ def plot_posterior_bars(fits, prior, scale, path, *, points=10, title=None):
 def plot_loo_curve(curve, mse_position, mse_query, sigma_star, mse_star, path, *, title=None):
     fig, axes = subplots(1, 1, width=5.0, height=3.5)
     ax = axes[0][0]
-    ax.plot(curve["sigma"], curve["mse"], color=color(0), lw=1.8, label="hybrid (eq. 11-13)")
+    # the curve through sigma* too (an evaluation like the grid's), so that the marker lies on it
+    sig = np.append(np.asarray(curve["sigma"], dtype=float), sigma_star)
+    mse = np.append(np.asarray(curve["mse"], dtype=float), mse_star)
+    order = np.argsort(sig, kind="stable")
+    ax.plot(sig[order], mse[order], color=color(0), lw=1.8, label="hybrid (eq. 11-13)")
     ax.axhline(mse_position, color=color(1), ls="--", label=r"position ($\sigma = 0$)")
     ax.axhline(mse_query, color=color(2), ls=":", label=r"query ($\sigma \to \infty$)")
     ax.plot([sigma_star], [mse_star], "o", color="k", label=rf"$\sigma^* = {sigma_star:.3g}$")
