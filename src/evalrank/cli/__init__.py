@@ -22,8 +22,8 @@ default of its own: it is required, and the rule passes the value of the validat
 left out are those whose absence means something no config value does, and they default to
 None: a config key that may be null (``--train-pairs``, ``--cost-feature``,
 ``--max-train-queries``, ``clicks-dbn --gamma``), "infer it from the file" (``parse
---n-features``) or "do not write it" (``split --vali``); and a few options no config key sets (``synthesize --layout``,
-``theory-lists --stream-partition``) keep a documented default. The front door's commands
+--n-features``) or "do not write it" (``split --vali``); and a few options no config key
+sets (``synthesize --layout``, ``theory-lists --stream-partition``) keep a documented default. The front door's commands
 (``ndcg``, ``risk``) have no config behind them and keep sensible documented defaults.
 ``evalrank <command> --help`` shows every option's default.
 

@@ -78,16 +78,15 @@ def partition_map(paths) -> dict:
     return out
 
 
-
 def stage_flags(**options) -> str:
     """The one way a rule hands values to a stage command: ``flags(budgets=[10, 20],
     cost_feature=None, grid={"a": 1})`` -> ``--budgets 10 20 --grid '{"a": 1}'``.
 
     Each keyword becomes its option (``_`` -> ``-``), in the order given, by the value's type:
     a list or tuple gives its items (none: the option is left out); a mapping gives one JSON
-    argument, its keys in the config's order (theory's scorers keep theirs); ``None`` and ``False`` leave the option out (a null config key
-    means the stage's documented default); ``True`` gives the bare option; anything else its
-    ``str``. Every word is shell-quoted, so the result goes into a shell line as it is
+    argument, its keys in the config's order (theory's scorers keep theirs); ``None`` and
+    ``False`` leave the option out (a null config key means the stage's documented default);
+    ``True`` gives the bare option; anything else its ``str``. Every word is shell-quoted, so the result goes into a shell line as it is
     (``{params.opts}``, no ``:q``). The stage's parser reads it back to the same values (tested).
     """
     words = []
