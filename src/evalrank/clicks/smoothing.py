@@ -286,7 +286,7 @@ def _loo_parts(novel_top, base_top, pdfs, available, targets, target_values, sca
         raise ValueError(f"available: leaving out pair {tpairs[0]} leaves the test without an available grade pdf")
     ts = P[used].sum(axis=0)
     a = scale.a
-    m, G = tpairs.size, P.shape[1]
+    m = tpairs.size
     pj, ej, vj = P[tpairs], E[tpairs], V[tpairs]
     present = np.zeros((m, 2), bool)
     Eq, Er, d, n = (np.zeros((m, 2)) for _ in range(4))

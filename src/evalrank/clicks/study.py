@@ -30,7 +30,6 @@ import pandas as pd
 from scipy import stats
 
 from evalrank.clicks import deltadcg, mapping, smoothing
-from evalrank.clicks.carterette import OrdinalClickModel, click_features
 from evalrank.clicks.grades import GradeScale, agreement_pdfs, grade_moments
 from evalrank.data.collection import segment_ids
 

@@ -446,7 +446,6 @@ def _parse_window(buf, end, state, features, labels, q_start, q_qid, q_line,
     zero32 = np.float32(0.0)
     while pos < end:
         # -- start of a line: checkpoint -------------------------------------
-        line_start = pos
         line += 1
         state[_S_POS] = pos
         state[_S_LINE] = line - 1

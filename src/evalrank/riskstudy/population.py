@@ -91,7 +91,11 @@ def _order(df: pd.DataFrame, col: str) -> list[str]:
 
 
 def _tau(df: pd.DataFrame, c1: str, c2: str) -> float:
+    """Kendall's tau over the rows where both columns are defined; NaN below two such rows
+    (no order to compare, as scipy returns, without its warning)."""
     d = df[[c1, c2]].dropna()
+    if len(d) < 2:
+        return float("nan")
     return float(stats.kendalltau(d[c1], d[c2]).statistic)
 
 
@@ -105,7 +109,7 @@ def observations(df: pd.DataFrame, *, measure: str = "err@20", alphas=TABLE6_ALP
     away from the mean's order towards ZRisk's.
     """
     out = []
-    a0, hi = f"a{min(alphas):g}", f"a{max(alphas):g}"
+    a0 = f"a{min(alphas):g}"
 
     def add(claim, alpha, value, holds):
         out.append({"claim": claim, "alpha": alpha, "kendall_tau": value, "holds": bool(holds)})
