@@ -90,20 +90,22 @@ def test_losses_equal_the_metrics_module():
     np.testing.assert_allclose(ours, err_metric(scores, labels, pool.offsets, 10, max_grade=4), rtol=1e-12)
 
 
-@pytest.mark.parametrize("difference, measure, method", [
-    (False, "err", "active"), (False, "dcg", "passive"), (True, "err", "passive"), (True, "dcg", "active"),
+@pytest.mark.parametrize("difference, measure, method, interval", [
+    (False, "err", "active", "t"), (False, "dcg", "passive", "t"), (True, "err", "passive", "t"),
+    (True, "dcg", "active", "t"), (False, "err", "active", "cs"), (True, "dcg", "active", "cs"),
 ])
-def test_interval_covers_the_truth_about_95_percent(difference, measure, method):
+def test_interval_covers_the_truth_about_95_percent(difference, measure, method, interval):
     """Small coverage check (the DAG's study runs >= 1,000 campaigns per cell on the default data):
-    labels drawn from a calibrated model, 150 campaigns; 95 % nominal within a loose band."""
+    labels drawn from a calibrated model, 150 campaigns; the t interval 95 % nominal within a loose
+    band, the confidence sequence (valid at every look, so wider at one look) at least as often."""
     pool, rng = make_pool(4, difference=difference)
     cover = 0
     campaigns = 150
     for r in range(campaigns):
         labels = draw_labels(pool, rng)
-        e = estimate(plan(pool, budget=30, measure=measure, method=method, seed=r), pool, labels)
+        e = estimate(plan(pool, budget=30, measure=measure, method=method, seed=r), pool, labels, interval=interval)
         cover += e["ci_low"] <= truth(pool, labels, measure) <= e["ci_high"]
-    assert 0.88 <= cover / campaigns <= 0.995, cover / campaigns
+    assert 0.88 <= cover / campaigns <= (0.995 if interval == "t" else 1.0), cover / campaigns
 
 
 def test_estimate_refuses_unlabelled_planned_queries_and_other_pools():
@@ -115,7 +117,7 @@ def test_estimate_refuses_unlabelled_planned_queries_and_other_pools():
         estimate(p, pool, labels)
     other, _ = make_pool(5)
     other = Pool(other.qids, other.offsets, other.probs, other.order_a, other.costs, None, "another")
-    with pytest.raises(ValueError, match="other inputs"):
+    with pytest.raises(ValueError, match="other rankings"):
         estimate(p, other, draw_labels(pool, rng))
 
 
@@ -150,28 +152,51 @@ def campaign_files(tmp_path):
     return tmp_path
 
 
+def draw_rows(path):
+    """The draw rows of a plan file (after its '#' header and pool lines and the column header)."""
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    assert lines[0].split("\t") == ["draw", "qid", "q", "weight", "new", "cost", "cumulative_cost"]
+    return [line.split("\t") for line in lines[1:]]
+
+
 def test_cli_campaign_plan_label_estimate_continue(campaign_files):
+    """plan -> estimate (the plan, the qrels and the run only) -> continue (the plan and the budget
+    only) -> estimate: the continued plan is the earlier rows + new ones, t_star unchanged, and the
+    estimate reports both rounds."""
     d = campaign_files
     common = ["--run", d / "run", "--probs", d / "probs", "--costs", d / "costs"]
     out = evalrank("active", "plan", *common, "--budget", "8", "--measure", "err", "--out", d / "plan.tsv")
     assert out.returncode == 0, out.stderr
-    rows = [line.split("\t") for line in (d / "plan.tsv").read_text().splitlines()[3:]]
+    rows = draw_rows(d / "plan.tsv")
     assert sum(float(r[5]) for r in rows) <= 8 and all(r[1].startswith("t") for r in rows)
-    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", *common)
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run")
     assert out.returncode == 0, out.stderr
     est = json.loads(out.stdout)
     assert est["ci_low"] <= est["estimate"] <= est["ci_high"] and est["cost_spent"] <= 8
-    assert est["labelled_queries"] == len({r[1] for r in rows})
-    out = evalrank("active", "plan", *common, "--budget", "8", "--measure", "err", "--continue", d / "plan.tsv",
-                   "--out", d / "plan2.tsv")
+    assert est["labelled_queries"] == len({r[1] for r in rows}) == sum(r[4] == "1" for r in rows)
+    assert (est["estimator"], est["interval"], est["warning"]) == ("aipw", "cs", None) and "every look" in est["note"]
+    assert [r["draws"] for r in est["rounds"]] == [len(rows)]
+    out = evalrank("active", "plan", "--continue", d / "plan.tsv", "--budget", "8", "--out", d / "plan2.tsv")
     assert out.returncode == 0, out.stderr
-    rows2 = [line.split("\t")[1] for line in (d / "plan2.tsv").read_text().splitlines()[3:]]
-    assert rows2[:len(rows)] == [r[1] for r in rows]
+    rows2 = draw_rows(d / "plan2.tsv")
+    assert rows2[:len(rows)] == rows and len(rows2) > len(rows)
+    from evalrank.active.files import read_plan
+
+    first, second = read_plan(d / "plan.tsv"), read_plan(d / "plan2.tsv")
+    assert second.settings["t_star"] == first.settings["t_star"] == len(rows)
+    assert second.settings["round_draws"] == [len(rows), len(rows2)] and second.settings["budget"] == 16
+    np.testing.assert_array_equal(second.q, first.q)
+    out = evalrank("active", "estimate", "--plan", d / "plan2.tsv", "--qrels", d / "qrels", "--run", d / "run")
+    assert out.returncode == 0, out.stderr
+    est2 = json.loads(out.stdout)
+    assert [r["draws"] for r in est2["rounds"]] == [len(rows), len(rows2)]
+    assert est2["rounds"][0]["estimate"] == pytest.approx(est["estimate"])   # the first look, unchanged
+    assert (est2["rounds"][-1]["ci_low"], est2["rounds"][-1]["ci_high"]) == (est2["ci_low"], est2["ci_high"])
     out = evalrank("active", "plan", "--run", d / "run", "--run-b", d / "runb", "--probs", d / "probs",
                    "--budget", "100", "--measure", "dcg", "--out", d / "pd.tsv")
     assert out.returncode == 0, out.stderr     # a budget above the pool's cost: the whole pool
     out = evalrank("active", "estimate", "--plan", d / "pd.tsv", "--qrels", d / "qrels", "--run", d / "run",
-                   "--run-b", d / "runb", "--probs", d / "probs")
+                   "--run-b", d / "runb")
     est = json.loads(out.stdout)
     assert est["exact"] and est["stderr"] == 0 and est["labelled_queries"] == 40 and est["better"] in ("a", "b")
 
@@ -193,7 +218,7 @@ def test_cli_bad_inputs_name_file_and_line(campaign_files, edit, args, match):
     if args == "plan":
         out = evalrank("active", "plan", *common, "--budget", "8", "--out", d / "p2.tsv")
     else:
-        out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", *common)
+        out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run")
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.startswith(f"evalrank active {args}: error: ") and __import__("re").search(match, out.stderr), \
         out.stderr
@@ -203,9 +228,11 @@ def test_cli_a_plan_made_for_another_run_is_refused(campaign_files):
     d = campaign_files
     assert evalrank("active", "plan", "--run", d / "run", "--probs", d / "probs", "--budget", "5", "--out",
                     d / "plan.tsv").returncode == 0
-    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "runb",
-                   "--probs", d / "probs")
-    assert out.returncode == 1 and "the plan was made for other inputs" in out.stderr
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "runb")
+    assert out.returncode == 1 and f"{d / 'plan.tsv'}: the plan was made for other runs" in out.stderr
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run",
+                   "--run-b", d / "runb")
+    assert out.returncode == 1 and "the plan was made for one ranker: leave out --run-b" in out.stderr
 
 
 def test_calibrated_label_model_and_sawade_costs_from_lengths(campaign_files):
@@ -229,8 +256,7 @@ def test_calibrated_label_model_and_sawade_costs_from_lengths(campaign_files):
     out = evalrank("active", "plan", "--run", d / "run", "--calibrate-from", d / "qrels", "--lengths", d / "lengths",
                    "--budget", "6", "--out", d / "plan.tsv")
     assert out.returncode == 0, out.stderr
-    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run",
-                   "--calibrate-from", d / "qrels", "--lengths", d / "lengths")
+    out = evalrank("active", "estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run")
     assert out.returncode == 0, out.stderr
     both = evalrank("active", "plan", "--run", d / "run", "--probs", d / "probs", "--calibrate-from", d / "qrels",
                     "--budget", "6", "--out", d / "p.tsv")
@@ -263,13 +289,17 @@ def test_label_model_from_a_zoo_model_on_letor_features(tmp_path):
     assert out.returncode == 0, out.stderr
 
 
-def test_few_draws_are_flagged():
+def test_few_draws_are_flagged_for_the_t_interval_only():
+    """The t interval with few draws warns; the confidence sequence (its variance floored by the
+    label model's prediction) says instead that it holds at every look."""
     pool, rng = make_pool(8)
     labels = draw_labels(pool, rng)
-    few = estimate(plan(pool, budget=8, measure="err"), pool, labels)
+    few = estimate(plan(pool, budget=8, measure="err"), pool, labels, interval="t")
     assert few["draws"] <= 50 and "only" in few["warning"]
-    many = estimate(plan(pool, budget=100, measure="err"), pool, labels)
+    many = estimate(plan(pool, budget=100, measure="err"), pool, labels, interval="t")
     assert many["draws"] > 50 and many["warning"] is None
+    cs = estimate(plan(pool, budget=8, measure="err"), pool, labels)
+    assert cs["warning"] is None and "every look" in cs["note"] and cs["interval"] == "cs"
 
 
 def test_the_pool_ranks_as_trec_eval_ranks(tmp_path):

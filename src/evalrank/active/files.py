@@ -2,10 +2,28 @@
 model (PROBS), the costs, the plan (TSV) -- read and written with errors naming file and line.
 
 PROBS: one line per run document, ``qid docno p_0 p_1 ... p_G`` (whitespace separated; G from
-the column count, the same on every line; each row sums to 1 within 1e-6). COSTS: ``qid cost``
-per line (cost > 0). PLAN: a TSV with ``#`` header lines (``# evalrank active plan``, then
-``# settings {json}``: measure, method, seed, budget, the inputs' fingerprint, ...), a column
-header ``draw qid q weight new cost cumulative_cost`` and one row per draw in draw order.
+the column count, the same on every line); a row summing to 1 within
+:data:`PROBS_TOLERANCE` (e.g. written with ``%.6f``) is renormalised, and stderr says so once.
+COSTS: ``qid cost`` per line (cost > 0).
+
+PLAN (format 2): a TSV that carries everything ``estimate`` and ``plan --continue`` need besides
+the labels and the run(s)::
+
+    # evalrank active plan 2
+    # settings {json}                 measure, method, seed, epsilon, budget, rounds, t_star, ...
+    # largest importance weight W (epsilon E)
+    # digest <sha256 of the settings line, the weight line and the pool table>
+    # pool<TAB>qid<TAB>q<TAB>f<TAB>var<TAB>cost
+    #p<TAB>qid<TAB>q<TAB>f<TAB>var<TAB>cost          one line per pool query
+    draw<TAB>qid<TAB>q<TAB>weight<TAB>new<TAB>cost<TAB>cumulative_cost
+    1<TAB>...                                       one row per draw, in draw order
+
+``q`` the sampling distribution, ``f`` / ``var`` the label model's expected measure and its
+variance per pool query, floats written with ``repr`` (they read back exactly). The queries to
+label are the draw rows with ``new = 1``. :func:`read_plan` refuses a plan whose settings or pool
+table were edited (the digest), and recomputes the draws from the seed, ``q``, the costs and
+the budget: a cut plan, a deleted, duplicated or edited row, or settings that do not match the
+draws stop with the file and line.
 """
 
 from __future__ import annotations
@@ -16,17 +34,31 @@ from pathlib import Path
 
 import numpy as np
 
-from evalrank.active.campaign import Plan, Pool
+from evalrank.active.campaign import Plan, Pool, Rankings
 from evalrank.data.trec import TrecFormatError
 
-__all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "model_probs", "pool_from_trec", "write_plan",
-           "read_plan", "labels_from_qrels", "fingerprint"]
+__all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "model_probs", "rankings_from_trec",
+           "pool_from_trec", "write_plan", "read_plan", "labels_from_qrels", "fingerprint"]
 
 #: the fewest judged run documents --calibrate-from fits a calibrator on
 MIN_CALIBRATION_DOCS = 20
 
-PLAN_MAGIC = "# evalrank active plan"
+#: a PROBS row may sum to 1 within this much (it is renormalised); further off it is refused
+PROBS_TOLERANCE = 1e-3
+
+PLAN_MAGIC = "# evalrank active plan 2"
+PLAN_MAGIC_V1 = "# evalrank active plan"
 PLAN_COLUMNS = ("draw", "qid", "q", "weight", "new", "cost", "cumulative_cost")
+POOL_HEADER = "# pool\tqid\tq\tf\tvar\tcost"
+POOL_TAG = "#p"
+WEIGHT_PREFIX = "# largest importance weight "
+DIGEST_PREFIX = "# digest "
+#: the settings that are the end of the draws, not inputs (written on the settings line too)
+PLAN_FLAGS = ("spent", "whole_pool", "exhausted", "capped")
+#: the settings a plan file must have
+PLAN_SETTINGS = ("measure", "method", "seed", "epsilon", "budget", "rounds", "round_budgets", "round_draws",
+                 "t_star", "max_draws", "n_queries", "n_grades", "pool_cost", "max_weight", "f_pool", "runs",
+                 "model", "difference") + PLAN_FLAGS
 
 
 def _lines(path):
@@ -48,8 +80,11 @@ def fingerprint(*paths) -> str:
 
 
 def read_probs(path) -> dict:
-    """``{(qid, docno): (row, line)}`` rows of grade probabilities, checked (module docstring)."""
+    """``{(qid, docno): (row, line)}`` rows of grade probabilities, checked (module docstring):
+    rows off 1 by at most :data:`PROBS_TOLERANCE` are renormalised (one line on stderr says how
+    many and the largest deviation), rows further off stop with the file and line."""
     out, width = {}, None
+    renormalised, worst = 0, 0.0
     for number, f in _lines(path):
         if len(f) < 4:
             raise TrecFormatError(f"{path}:{number}: a probs line is 'qid docno p_0 p_1 ... p_G' (at least two "
@@ -64,8 +99,14 @@ def read_probs(path) -> dict:
             raise TrecFormatError(f"{path}:{number}: probabilities must be numbers, got {' '.join(f[2:])!r}") from None
         if not np.isfinite(p).all() or (p < 0).any():
             raise TrecFormatError(f"{path}:{number}: probabilities must be finite and >= 0")
-        if abs(p.sum() - 1.0) > 1e-6:
-            raise TrecFormatError(f"{path}:{number}: probabilities sum to {p.sum():.6g}, not 1")
+        off = abs(p.sum() - 1.0)
+        if not off <= PROBS_TOLERANCE:
+            raise TrecFormatError(f"{path}:{number}: probabilities sum to {p.sum():.6g}, not 1 (more than "
+                                  f"{PROBS_TOLERANCE:g} off)")
+        if off > 1e-9:
+            p = p / p.sum()
+            renormalised += 1
+            worst = max(worst, off)
         key = (f[0], f[1])
         if key in out:
             raise TrecFormatError(f"{path}:{number}: document {f[1]!r} of query {f[0]!r} given twice (first on "
@@ -73,6 +114,11 @@ def read_probs(path) -> dict:
         out[key] = (p, number)
     if not out:
         raise TrecFormatError(f"{path}: no probabilities (the file is empty)")
+    if renormalised:
+        from evalrank.cli.common import _log
+
+        _log(f"{path}: {renormalised} row{'s' if renormalised > 1 else ''} of probabilities summed to 1 only within "
+             f"{PROBS_TOLERANCE:g} (largest deviation {worst:.3g}; written rounded?): renormalised")
     return out
 
 
@@ -204,19 +250,9 @@ def _run_rows(path):
     return out
 
 
-def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple[Pool, list]:
-    """The pool of a campaign from TREC run(s) and the label model: its queries (those of the
-    run, sorted), every run document's probabilities (a document of the run without a line in
-    ``probs`` is an error naming the run's file and line), each ranker's order, the costs (one
-    per query when ``costs`` is None; a query without a cost is an error). With ``run_b`` the
-    pool is the union of both runs' documents per query; each ranker ranks its own documents.
-    ``probs`` is a PROBS path or a table of :func:`calibrated_probs`; ``lengths`` (instead of
-    ``costs``): a :func:`read_lengths` file, Sawade's costs.
-    Returns ``(pool, doc_ids)`` with ``doc_ids[i]`` = ``(qid, docno)`` of pool row ``i``."""
-    if costs is not None and lengths is not None:
-        raise ValueError("give costs or lengths, not both")
-    table = read_probs(probs) if isinstance(probs, (str, Path)) else probs
-    length_map = read_lengths(lengths) if lengths is not None else None
+def _rankings(run, run_b=None) -> tuple[Rankings, list, dict]:
+    """:func:`rankings_from_trec` and where each document is in the run files:
+    ``{(qid, docno): (path, line)}`` (for errors)."""
     ra = _run_rows(run)
     rb = _run_rows(run_b) if run_b is not None else None
     qids = sorted(ra)
@@ -224,132 +260,267 @@ def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple
         only = sorted(set(rb) ^ set(ra))
         if only:
             raise ValueError(f"{run} and {run_b} must rank the same queries; {len(only)} differ (e.g. {only[:5]})")
-    cost_map = read_costs(costs) if costs is not None else None
-    rows, doc_ids, order_a, order_b, offsets, cvals = [], [], [], [], [0], []
+    doc_ids, where, order_a, order_b, offsets, offs_a, offs_b = [], {}, [], [], [0], [0], [0]
     for q in qids:
         docs = [d for d, _ in ra[q]]
+        where.update({(q, d): (run, line) for d, line in ra[q]})
         if rb is not None:
-            docs = docs + [d for d, _ in rb[q] if d not in set(docs)]
-        base = len(rows)
-        index = {}
-        for d in docs:
-            key = (q, d)
-            if key not in table:
-                line = dict(ra[q]).get(d) or dict(rb[q]).get(d)
-                src = run if d in dict(ra[q]) else run_b
-                where = probs if isinstance(probs, (str, Path)) else "the label model (--calibrate-from / --letor)"
-                raise TrecFormatError(f"{src}:{line}: document {d!r} of query {q!r} has no probabilities in {where}")
-            index[d] = len(rows)
-            rows.append(table[key][0])
-            doc_ids.append(key)
+            seen = set(docs)
+            docs += [d for d, _ in rb[q] if d not in seen]
+            where.update({(q, d): (run_b, line) for d, line in rb[q] if (q, d) not in where})
+        index = {d: len(doc_ids) + i for i, d in enumerate(docs)}
+        doc_ids += [(q, d) for d in docs]
         order_a += [index[d] for d, _ in ra[q]]
+        offs_a.append(len(order_a))
         if rb is not None:
             order_b += [index[d] for d, _ in rb[q]]
-        offsets.append(base + len(docs))
-        if cost_map is not None:
-            if q not in cost_map:
-                raise ValueError(f"{costs}: no cost for query {q!r} of {run}")
-            cvals.append(cost_map[q])
+            offs_b.append(len(order_b))
+        offsets.append(len(doc_ids))
+
+    def arr(x):
+        return np.array(x, dtype=np.int64)
+
+    b = rb is not None
+    h = hashlib.sha256(json.dumps([list(k) for k in doc_ids]).encode())
+    for a in (order_a, offs_a) + ((order_b, offs_b) if b else ()):
+        h.update(arr(a).tobytes())
+    r = Rankings(qids, arr(offsets), arr(order_a), arr(order_b) if b else None, arr(offs_a),
+                 arr(offs_b) if b else None, h.hexdigest()[:16])
+    return r, doc_ids, where
+
+
+def rankings_from_trec(run, run_b=None) -> tuple[Rankings, list]:
+    """The rankers' orders from TREC run(s) (no label model: what ``estimate`` needs): the
+    queries of the run, sorted; per query the run's documents (with ``run_b``, then those only
+    ``run_b`` retrieved), each ranker's order of its own documents as trec_eval ranks them
+    (:func:`_run_rows`); the fingerprint hashes the documents and orders (a run re-sorted or
+    re-scored to the same rankings has the same). Returns ``(rankings, doc_ids)`` with
+    ``doc_ids[i]`` = ``(qid, docno)`` of pool row ``i``."""
+    r, doc_ids, _ = _rankings(run, run_b)
+    return r, doc_ids
+
+
+def pool_from_trec(run, probs, *, run_b=None, costs=None, lengths=None) -> tuple[Pool, list]:
+    """The pool of a campaign from TREC run(s) and the label model: the rankings of
+    :func:`rankings_from_trec`, every pool document's probabilities (a document of the run
+    without a line in ``probs`` is an error naming the run's file and line) and the costs (one
+    per query when ``costs`` is None; a query without a cost is an error). ``probs`` is a PROBS
+    path or a table of :func:`calibrated_probs` / :func:`model_probs`; ``lengths`` (instead of
+    ``costs``): a :func:`read_lengths` file, Sawade's costs.
+    Returns ``(pool, doc_ids)`` with ``doc_ids[i]`` = ``(qid, docno)`` of pool row ``i``."""
+    if costs is not None and lengths is not None:
+        raise ValueError("give costs or lengths, not both")
+    table = read_probs(probs) if isinstance(probs, (str, Path)) else probs
+    length_map = read_lengths(lengths) if lengths is not None else None
+    r, doc_ids, where = _rankings(run, run_b)
+    missing = next((k for k in doc_ids if k not in table), None)
+    if missing is not None:
+        src, line = where[missing]
+        what = probs if isinstance(probs, (str, Path)) else "the label model (--calibrate-from / --letor)"
+        raise TrecFormatError(f"{src}:{line}: document {missing[1]!r} of query {missing[0]!r} has no probabilities "
+                              f"in {what}")
+    rows = np.vstack([table[k][0] for k in doc_ids])
     if length_map is not None:
         from evalrank.active.costs import query_costs
 
-        missing = [k for k in doc_ids if k not in length_map]
-        if missing:
-            raise ValueError(f"{lengths}: no length for document {missing[0][1]!r} of query {missing[0][0]!r} (and "
-                             f"{len(missing) - 1} more)")
-        cvals = query_costs(np.array([length_map[k] for k in doc_ids]), np.array(offsets)).tolist()
-    elif cost_map is None:
-        cvals = [1.0] * len(qids)
-    if isinstance(probs, (str, Path)):
-        fp = fingerprint(run, run_b, probs, costs, lengths)
-    else:   # a calibrated model: fingerprint its probabilities
-        h = hashlib.sha256(fingerprint(run, run_b, costs, lengths).encode())
-        h.update(np.round(np.vstack(rows), 12).tobytes())
-        fp = h.hexdigest()[:16]
-    pool = Pool(qids, np.array(offsets, dtype=np.int64), np.vstack(rows), np.array(order_a, dtype=np.int64),
-                np.array(cvals, dtype=np.float64), np.array(order_b, dtype=np.int64) if rb is not None else None, fp)
+        gone = [k for k in doc_ids if k not in length_map]
+        if gone:
+            raise ValueError(f"{lengths}: no length for document {gone[0][1]!r} of query {gone[0][0]!r} (and "
+                             f"{len(gone) - 1} more)")
+        cvals = query_costs(np.array([length_map[k] for k in doc_ids]), r.offsets)
+    elif costs is not None:
+        cost_map = read_costs(costs)
+        gone = [q for q in r.qids if q not in cost_map]
+        if gone:
+            raise ValueError(f"{costs}: no cost for query {gone[0]!r} of {run}")
+        cvals = [cost_map[q] for q in r.qids]
+    else:
+        cvals = [1.0] * r.n_queries
+    pool = Pool(r.qids, r.offsets, rows, r.order_a, np.asarray(cvals, dtype=np.float64), r.order_b, r.fingerprint,
+                r.offsets_a, r.offsets_b)
     return pool, doc_ids
+
+
+# -- the plan file --------------------------------------------------------------------------------
+def _weight_line(settings: dict) -> str:
+    return f"{WEIGHT_PREFIX}{settings['max_weight']!r} (epsilon {settings['epsilon']!r})"
+
+
+def _digest(settings_line: str, weight_line: str, pool_lines: list) -> str:
+    h = hashlib.sha256()
+    for line in [settings_line, weight_line, POOL_HEADER, *pool_lines]:
+        h.update(line.encode("utf-8") + b"\n")
+    return h.hexdigest()
+
+
+def _row_text(r: dict) -> str:
+    return (f"{r['draw']}\t{r['qid']}\t{r['q']!r}\t{r['weight']!r}\t{r['new']}\t{r['cost']!r}\t"
+            f"{r['cumulative_cost']!r}")
 
 
 def write_plan(path, p: Plan) -> None:
     """The plan as a TSV (module docstring), atomically."""
     from evalrank.io import atomic_write_text
 
-    lines = [PLAN_MAGIC, "# settings " + json.dumps({**p.settings, "spent": p.spent, "whole_pool": p.whole_pool,
-                                                     "exhausted": p.exhausted, "capped": p.capped}, sort_keys=True),
-             "\t".join(PLAN_COLUMNS)]
-    for r in p.rows():
-        lines.append(f"{r['draw']}\t{r['qid']}\t{r['q']!r}\t{r['weight']!r}\t{r['new']}\t{r['cost']!r}\t"
-                     f"{r['cumulative_cost']!r}")
+    odd = next((q for q in p.qids if not str(q) or len(str(q).split()) != 1 or str(q) != str(q).strip()), None)
+    if odd is not None:
+        raise ValueError(f"query ids must be non-empty and without whitespace to be written in a plan, got {odd!r}")
+    settings = {**p.settings, "spent": p.spent, "whole_pool": p.whole_pool, "exhausted": p.exhausted,
+                "capped": p.capped}
+    settings_line = "# settings " + json.dumps(settings, sort_keys=True)
+    weight_line = _weight_line(settings)
+    pool_lines = [f"{POOL_TAG}\t{qid}\t{float(q)!r}\t{float(f)!r}\t{float(v)!r}\t{float(c)!r}"
+                  for qid, q, f, v, c in zip(p.qids, p.q.tolist(), p.f.tolist(), p.var.tolist(), p.costs.tolist())]
+    lines = [PLAN_MAGIC, settings_line, weight_line, DIGEST_PREFIX + _digest(settings_line, weight_line, pool_lines),
+             POOL_HEADER, *pool_lines, "\t".join(PLAN_COLUMNS), *(_row_text(r) for r in p.rows())]
     atomic_write_text(path, "\n".join(lines) + "\n")
 
 
-def read_plan(path, pool: Pool) -> Plan:
-    """A plan written by :func:`write_plan`, checked against ``pool`` (the same inputs)."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8").splitlines()
-    if not text or text[0] != PLAN_MAGIC:
-        raise TrecFormatError(f"{path}:1: not an evalrank active plan (first line {text[0]!r} if any)")
-    if len(text) < 3 or not text[1].startswith("# settings "):
+def _plan_header(path, text: list) -> tuple[dict, int]:
+    """The settings of a plan's header lines, checked; and the number of the pool header line."""
+    first = text[0] if text else ""
+    if first == PLAN_MAGIC_V1:
+        raise TrecFormatError(f"{path}:1: a plan of an older evalrank (format 1: no label model, no digest); "
+                              "make it again with 'evalrank active plan'")
+    if first != PLAN_MAGIC:
+        raise TrecFormatError(f"{path}:1: not an evalrank active plan (the first line is {first!r}, not "
+                              f"{PLAN_MAGIC!r})")
+    if len(text) < 5 or not text[1].startswith("# settings "):
         raise TrecFormatError(f"{path}:2: the settings line is missing")
     try:
         settings = json.loads(text[1][len("# settings "):])
     except json.JSONDecodeError as e:
         raise TrecFormatError(f"{path}:2: damaged settings ({e})") from None
-    if tuple(text[2].split("\t")) != PLAN_COLUMNS:
-        raise TrecFormatError(f"{path}:3: the column header must be {' '.join(PLAN_COLUMNS)}")
-    if settings.get("fingerprint") != pool.fingerprint or settings.get("difference") != pool.difference:
-        raise ValueError(f"{path}: the plan was made for other inputs (the run, --run-b, --probs or --costs "
-                         "differ from those given to 'active plan')")
-    pos = {q: i for i, q in enumerate(pool.qids)}
-    draws = []
-    for number, line in enumerate(text[3:], start=4):
-        f = line.split("\t")
-        if len(f) != len(PLAN_COLUMNS):
-            raise TrecFormatError(f"{path}:{number}: {len(f)} columns, expected {len(PLAN_COLUMNS)}")
-        if f[1] not in pos:
-            raise TrecFormatError(f"{path}:{number}: query {f[1]!r} is not in the pool")
-        draws.append(pos[f[1]])
-    meta = {k: settings.pop(k) for k in ("spent", "whole_pool", "exhausted", "capped")}
-    from evalrank.active.campaign import sampling_distribution
-
-    q = sampling_distribution(pool, settings["measure"], settings["method"])
-    return Plan(list(pool.qids), q, pool.costs.copy(), np.array(draws, dtype=np.int64), float(meta["spent"]),
-                bool(meta["whole_pool"]), bool(meta["exhausted"]), bool(meta["capped"]), settings)
+    if not isinstance(settings, dict):
+        raise TrecFormatError(f"{path}:2: the settings must be a JSON object")
+    lacking = [k for k in PLAN_SETTINGS if k not in settings]
+    if lacking:
+        raise TrecFormatError(f"{path}:2: the settings lack {', '.join(lacking)}")
+    if text[2] != _weight_line(settings):
+        raise TrecFormatError(f"{path}:3: the weight line must read {_weight_line(settings)!r} (the settings' "
+                              "max_weight and epsilon)")
+    if not text[3].startswith(DIGEST_PREFIX):
+        raise TrecFormatError(f"{path}:4: the digest line is missing")
+    if text[4] != POOL_HEADER:
+        raise TrecFormatError(f"{path}:5: the pool table's header must be {POOL_HEADER!r}")
+    return settings, 5
 
 
-def labels_from_qrels(qrels, pool: Pool, doc_ids: list, plan: Plan, *, unjudged: str = "error") -> np.ndarray:
+def _pool_table(path, text: list, start: int):
+    """The ``#p`` lines from line ``start + 1``: qids, q, f, var, costs; and the next line's index."""
+    qids, rows, seen = [], [], {}
+    i = start
+    while i < len(text) and text[i].startswith(POOL_TAG + "\t"):
+        f = text[i].split("\t")
+        if len(f) != 6:
+            raise TrecFormatError(f"{path}:{i + 1}: a pool line is '#p qid q f var cost' (6 tab-separated fields), "
+                                  f"got {len(f)}")
+        try:
+            vals = [float(x) for x in f[2:]]
+        except ValueError:
+            raise TrecFormatError(f"{path}:{i + 1}: q, f, var and cost must be numbers") from None
+        if f[1] in seen:
+            raise TrecFormatError(f"{path}:{i + 1}: query {f[1]!r} is in the pool table twice (first on line "
+                                  f"{seen[f[1]]})")
+        seen[f[1]] = i + 1
+        qids.append(f[1])
+        rows.append(vals)
+        i += 1
+    if not rows:
+        raise TrecFormatError(f"{path}:{start + 1}: the pool table is empty")
+    a = np.array(rows, dtype=np.float64)
+    return qids, a[:, 0].copy(), a[:, 1].copy(), a[:, 2].copy(), a[:, 3].copy(), i
+
+
+def _compare_rows(path, text: list, start: int, want: list) -> None:
+    """The draw rows from line ``start + 1`` against the recomputed ``want`` (:meth:`Plan.rows`):
+    the first row that differs, a missing row (a cut plan) or an extra one stops with its line."""
+    rows = [(i + 1, line) for i, line in enumerate(text[start:], start=start) if line.strip()]
+    for j, r in enumerate(want):
+        if j >= len(rows):
+            end = rows[-1][0] if rows else start
+            raise TrecFormatError(f"{path}:{end + 1}: the plan is cut: {len(rows)} draw rows, its settings give "
+                                  f"{len(want)} (the next is draw {r['draw']}, query {r['qid']!r})")
+        number, line = rows[j]
+        if line != _row_text(r):
+            got = line.split("\t")
+            what = (f"query {got[1]!r}, the plan's draw {r['draw']} is query {r['qid']!r}"
+                    if len(got) > 1 and got[1] != r["qid"] else f"the plan's draw {r['draw']} reads "
+                                                                f"{_row_text(r)!r}")
+            raise TrecFormatError(f"{path}:{number}: this row differs from the draws its seed, q and budget give "
+                                  f"({what}): a row was edited, deleted or duplicated")
+    if len(rows) > len(want):
+        number, _ = rows[len(want)]
+        raise TrecFormatError(f"{path}:{number}: a row beyond the plan's {len(want)} draws (a row was duplicated or "
+                              "added)")
+
+
+def read_plan(path) -> Plan:
+    """A plan written by :func:`write_plan`, checked (module docstring): the header and the pool
+    table against the digest, the settings against the pool table and the draws
+    (:func:`evalrank.active.campaign.check_plan`), every draw row against the draws recomputed
+    from the seed, ``q``, the costs and the budget. Errors name the file and line."""
+    from evalrank.active.campaign import check_plan, planned_draws
+
+    path = Path(path)
+    text = path.read_text(encoding="utf-8").splitlines()
+    settings, start = _plan_header(path, text)
+    qids, q, f, var, costs, end = _pool_table(path, text, start)
+    if _digest(text[1], text[2], text[start:end]) != text[3][len(DIGEST_PREFIX):].strip():
+        raise TrecFormatError(f"{path}:4: the plan was edited: the digest does not match the settings (line 2) and "
+                              f"the pool table (lines {start + 1}-{end}); use the plan as 'active plan' wrote it")
+    if end >= len(text) or tuple(text[end].split("\t")) != PLAN_COLUMNS:
+        raise TrecFormatError(f"{path}:{end + 1}: the column header must be {' '.join(PLAN_COLUMNS)}")
+    flags = {k: settings.pop(k) for k in PLAN_FLAGS}
+    try:
+        d = planned_draws(q, costs, settings["budget"], settings["seed"], settings["max_draws"])
+    except (TypeError, ValueError) as e:
+        raise TrecFormatError(f"{path}:2: the draws cannot be recomputed from the settings and pool ({e})") from None
+    p = Plan(qids, q, costs, f, var, d["queries"], float(flags["spent"]), bool(flags["whole_pool"]),
+             bool(flags["exhausted"]), bool(flags["capped"]), settings)
+    problems = check_plan(p)
+    if problems:
+        raise TrecFormatError(f"{path}:2: the settings do not match the plan's draws: {problems[0]}")
+    _compare_rows(path, text, end + 1, p.rows())
+    return p
+
+
+def labels_from_qrels(qrels, rankings, doc_ids: list, plan: Plan, *, unjudged: str = "error") -> np.ndarray:
     """Grades per pool document from a qrels file: -1 where not judged. A qrels topic the pool
     does not have is an error naming the line; judgments of pool queries outside the plan are
-    ignored (they are not part of the sample: using them would bias eq. 6); negative grades
-    count 0; a grade above the label model's top grade is an error. ``unjudged``: "error" (a
-    document of a planned query without a judgment stops the estimate) or "nonrelevant" (it
-    counts as grade 0)."""
+    ignored (they are not part of the sample: using them would bias the estimate); a grade of a
+    pool document below 0 or above the label model's top grade (the plan's ``n_grades``) is an
+    error naming the line. ``rankings``: the :class:`~evalrank.active.campaign.Rankings` (or
+    pool) of ``doc_ids``. ``unjudged``: "error" (a document of a planned query without a
+    judgment stops the estimate) or "nonrelevant" (it counts as grade 0)."""
     from evalrank.data.trec import read_trec
 
     if unjudged not in ("error", "nonrelevant"):
         raise ValueError(f"unjudged must be 'error' or 'nonrelevant', got {unjudged!r}")
     t = read_trec(qrels, "qrels")
-    known = set(pool.qids)
+    known = set(rankings.qids)
     for j in range(len(t)):
         q = t.qids[t.qid[j]]
         if q not in known:
             raise TrecFormatError(f"{qrels}:{t.line[j]}: topic {q!r} is not a query of the run")
     index = {key: i for i, key in enumerate(doc_ids)}
     labels = np.full(len(doc_ids), -1, dtype=np.int64)
-    top = pool.probs.shape[1] - 1
+    top = int(plan.settings["n_grades"]) - 1
     for j in range(len(t)):
         key = (t.qids[t.qid[j]], t.doc_id(j))
         i = index.get(key)
         if i is None:
             continue   # judged documents the rankers did not retrieve play no part in DCG/ERR of the run
-        g = max(int(t.value[j]), 0)
+        g = int(t.value[j])
+        if g < 0:
+            raise TrecFormatError(f"{qrels}:{t.line[j]}: grade {g} is negative; the label model's grades are "
+                                  f"0..{top} (judge a document that is not relevant 0)")
         if g > top:
             raise TrecFormatError(f"{qrels}:{t.line[j]}: grade {g} is above the label model's top grade {top}")
         labels[i] = g
     if unjudged == "nonrelevant":
-        planned = np.zeros(pool.n_queries, dtype=bool)
+        planned = np.zeros(len(rankings.qids), dtype=bool)
         planned[plan.labelled] = True
-        seg = np.repeat(np.arange(pool.n_queries), np.diff(pool.offsets))
+        seg = np.repeat(np.arange(len(rankings.qids)), np.diff(rankings.offsets))
         labels[(labels < 0) & planned[seg]] = 0
     return labels

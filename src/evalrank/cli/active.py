@@ -198,33 +198,95 @@ def add_stage_parsers(sub) -> None:
 
 
 # -- front door: evalrank active plan | estimate ----------------------------------------------
+#: the options that give the label model or the costs (a new plan needs a label model; with
+#: --continue they are optional, and checked against the plan when given)
+MODEL_OPTIONS = ("probs", "calibrate_from", "letor", "model", "grades", "costs", "lengths")
+
+
 def cmd_active_plan(a):
-    from evalrank.active.campaign import plan
+    from evalrank.active.campaign import extend, plan
     from evalrank.active.files import read_plan, write_plan
 
-    pool, _ = _pool(a)
-    previous = read_plan(a.continue_plan, pool) if a.continue_plan else None
-    p = plan(pool, budget=a.budget, measure=a.measure, method=a.method, seed=a.seed, previous=previous)
+    if a.continue_plan:
+        previous = read_plan(a.continue_plan)
+        _same_settings(a, previous)
+        _same_inputs(a, previous)
+        p = extend(previous, a.budget)
+    else:
+        if a.run is None:
+            raise ValueError("--run is required for a new plan (its topics and documents are the pool); only "
+                             "--continue PLAN goes without it")
+        pool, _ = _pool(a)
+        p = plan(pool, budget=a.budget, measure=a.measure or "err", method=a.method or "active",
+                 seed=0 if a.seed is None else a.seed, epsilon=a.epsilon)
+        previous = None
     write_plan(a.out, p)
     n_new = p.labelled.size - (previous.labelled.size if previous is not None else 0)
     how = ("the budget covers the whole pool: every query is labelled" if p.whole_pool else
-           f"{p.draws.size} draws")
-    _log(f"plan {a.out}: {p.labelled.size} of {pool.n_queries} queries to label ({n_new} new), cost "
-         f"{p.spent:g} of budget {p.settings['budget']:g}; {how}")
+           f"{p.draws.size} draws, largest importance weight {p.settings['max_weight']:.4g} (epsilon "
+           f"{p.settings['epsilon']:g})")
+    _log(f"plan {a.out}: {p.labelled.size} of {len(p.qids)} queries to label ({n_new} new), cost "
+         f"{p.spent:g} of budget {p.settings['budget']:g} (round {p.settings['rounds']}); {how}")
+
+
+def _same_settings(a, previous) -> None:
+    """--measure, --method, --seed, --epsilon given with --continue must be the plan's."""
+    s = previous.settings
+    given = {"measure": a.measure, "method": a.method, "seed": a.seed, "epsilon": a.epsilon}
+    for key, value in given.items():
+        if value is not None and value != s[key]:
+            raise ValueError(f"--{key} {value} differs from the plan's {s[key]} ({a.continue_plan}); a continued "
+                             "plan keeps its measure, method, seed and epsilon (leave them out)")
+
+
+def _same_inputs(a, previous) -> None:
+    """Inputs given with --continue (none are needed: the plan carries the label model, the costs
+    and q) must be those of the plan: the run(s) by their rankings, the label model and costs by
+    their values."""
+    from evalrank.active.campaign import model_fingerprint
+    from evalrank.active.files import rankings_from_trec
+
+    model = [o for o in MODEL_OPTIONS if getattr(a, o) is not None]
+    if a.run is None:
+        if a.run_b is not None or model:
+            raise ValueError("with --continue, give no inputs (the plan has them) or --run (and the label model "
+                             "and costs as for the first plan) to check them against the plan")
+        return
+    if model:
+        pool, _ = _pool(a)
+        rankings, fp_model = pool, model_fingerprint(pool)
+    else:
+        rankings, fp_model = rankings_from_trec(a.run, run_b=a.run_b)[0], None
+    _same_runs(a.continue_plan, a, previous, rankings)
+    if fp_model is not None and fp_model != previous.settings["model"]:
+        raise ValueError(f"{a.continue_plan}: the plan was made with another label model or other costs than "
+                         f"those given now (--probs/--calibrate-from/--letor, --costs/--lengths)")
+
+
+def _same_runs(plan_path, a, p, rankings) -> None:
+    """The run(s) given are those the plan was made for (their rankings' fingerprint)."""
+    from evalrank.active.campaign import rankings_fingerprint
+
+    if rankings.difference != bool(p.settings["difference"]):
+        raise ValueError(f"{plan_path}: the plan was made for " +
+                         ("two rankers (a difference): give --run-b too" if p.settings["difference"] else
+                          "one ranker: leave out --run-b"))
+    if rankings_fingerprint(rankings) != p.settings["runs"]:
+        runs = a.run if a.run_b is None else f"{a.run} and {a.run_b}"
+        raise ValueError(f"{plan_path}: the plan was made for other runs: {runs} rank other documents, or in "
+                         "another order, than the run(s) given to 'active plan'")
 
 
 def cmd_active_estimate(a):
     from evalrank.active.campaign import estimate
-    from evalrank.active.files import labels_from_qrels, read_plan
+    from evalrank.active.files import labels_from_qrels, rankings_from_trec, read_plan
     from evalrank.io import atomic_write_text
 
-    pool, doc_ids = _pool(a)
-    p = read_plan(a.plan, pool)
-    if a.measure and a.measure != p.settings["measure"]:
-        raise ValueError(f"--measure {a.measure} differs from the plan's {p.settings['measure']} (the draws were "
-                         "planned for that measure; re-plan to change it)")
-    labels = labels_from_qrels(a.qrels, pool, doc_ids, p, unjudged=a.unjudged)
-    res = estimate(p, pool, labels, level=a.level)
+    p = read_plan(a.plan)
+    rankings, doc_ids = rankings_from_trec(a.run, run_b=a.run_b)
+    _same_runs(a.plan, a, p, rankings)
+    labels = labels_from_qrels(a.qrels, rankings, doc_ids, p, unjudged=a.unjudged)
+    res = estimate(p, rankings, labels, estimator=a.estimator, interval=a.interval, level=a.level)
     text = json.dumps(res, indent=2, sort_keys=False) + "\n"
     if a.out:
         atomic_write_text(a.out, text)
@@ -233,13 +295,15 @@ def cmd_active_estimate(a):
     for warn in (res["warning"], res["label_model"]["warning"]):
         if warn:
             _log(f"warning: {warn}")
-    what = "R[a] - R[b]" if pool.difference else res["measure"]
-    _log(f"{what} = {res['estimate']:.4f} (95% CI {res['ci_low']:.4f} .. {res['ci_high']:.4f}) from "
-         f"{res['labelled_queries']} labelled queries, cost {res['cost_spent']:g}")
+    what = "R[a] - R[b]" if rankings.difference else res["measure"]
+    kind = {"cs": "confidence sequence", "betting": "betting confidence sequence", "t": "t interval"}[a.interval]
+    _log(f"{what} = {res['estimate']:.4f} ({a.level:.0%} {kind} {res['ci_low']:.4f} .. {res['ci_high']:.4f}; "
+         f"{res['estimator']}) from {res['labelled_queries']} labelled queries, cost {res['cost_spent']:g}, "
+         f"round {len(res['rounds'])}")
 
 
 def _pool(a):
-    """The campaign's pool from the inputs both commands take (the same options, the same pool)."""
+    """The campaign's pool from the run(s), the label model and the costs."""
     from evalrank.active.files import calibrated_probs, model_probs, pool_from_trec
 
     given = [o for o, v in (("--probs", a.probs), ("--calibrate-from", a.calibrate_from), ("--letor", a.letor))
@@ -260,13 +324,19 @@ def _pool(a):
     return pool_from_trec(a.run, probs, run_b=a.run_b, costs=a.costs, lengths=a.lengths)
 
 
-def _inputs(s) -> None:
-    s.add_argument("--run", required=True, help="TREC run: its topics and documents are the pool, its scores the "
-                                                "ranking (ranker a)")
+def _run_inputs(s, plan: bool) -> None:
+    tail = " (default: none; a new plan needs it, --continue checks it against the plan)" if plan else ""
+    s.add_argument("--run", required=not plan, help="TREC run: its topics and documents are the pool, its scores the "
+                                                    "ranking (ranker a)" + tail)
     s.add_argument("--run-b", help="a second TREC run over the same topics: estimate R[a] - R[b] (default: one "
                                    "ranker)")
+
+
+def _inputs(s) -> None:
+    """The options of a new plan: the run(s), the label model, the costs."""
+    _run_inputs(s, plan=True)
     s.add_argument("--probs", help="label model: one line per run document 'qid docno p_0 p_1 ... p_G' (rows sum "
-                                   "to 1; default: --calibrate-from)")
+                                   "to 1, within 1e-3: renormalised; default: --calibrate-from)")
     s.add_argument("--calibrate-from", metavar="QRELS",
                    help="no label model? fit one: an ordered logit from each run's score to the grade, on the run's "
                         "documents these qrels already judge (default: --probs)")
@@ -285,40 +355,55 @@ def add_parsers(sub) -> None:
                                       "with a confidence interval (Sawade et al. 2012)",
                        description="Active evaluation (Sawade et al. 2012) for your own rankers:\n"
                                    "  evalrank active plan ...      which queries to label under a budget\n"
-                                   "  evalrank active estimate ...  DCG/ERR (or a difference) with an interval\n"
+                                   "  evalrank active estimate ...  DCG/ERR/NDCG (or a difference) with an interval\n"
                                    "'evalrank active plan --help' for the options.")
     act = s.add_subparsers(dest="_active", metavar="plan|estimate", required=True,
                            help="plan: the queries to label; estimate: the measure with an interval")
     p = add_command(act, "plan", cmd_active_plan, "draw the queries to label under a labelling budget",
                     description="Draw the queries to label from the cost-aware distribution q* (Sawade et al. 2012,\n"
-                                "eqs. 11-12 with Theorem 3's moments under the label model), until the budget is spent:\n"
-                                "a TSV, one row per draw (a query drawn twice is labelled once). --continue extends an\n"
-                                "earlier plan with more budget, keeping all its draws.\n\n"
-                                "example:\n"
+                                "eqs. 11-12 with Theorem 3's moments under the label model), floored at epsilon/m\n"
+                                "per query, until the budget is spent: a TSV with the label model's predictions per\n"
+                                "pool query and one row per draw (the rows with new = 1 are the queries to label).\n"
+                                "--continue extends an earlier plan with more budget, keeping all its draws; it\n"
+                                "needs only the plan.\n\n"
+                                "examples:\n"
                                 "  evalrank active plan --run run.txt --probs probs.txt --budget 50 --measure err "
-                                "--out plan.tsv")
+                                "--out plan.tsv\n"
+                                "  evalrank active plan --continue plan.tsv --budget 30 --out plan2.tsv")
     _inputs(p)
     p.add_argument("--budget", type=float, required=True,
                    help="labelling budget of this round, in the costs' unit (queries, without --costs)")
-    p.add_argument("--measure", default="err", help="err, dcg, err@k, dcg@k or ndcg@k")
-    p.add_argument("--method", default="active", choices=["active", "active_uniD", "active_uniC", "passive"],
+    p.add_argument("--measure", help="err, dcg, err@k, dcg@k or ndcg@k (default: err; with --continue the plan's)")
+    p.add_argument("--method", choices=["active", "active_uniD", "active_uniC", "passive"],
                    help="active: q* with the label model and costs; active_uniD: a uniform label model; "
-                        "active_uniC: uniform costs; passive: uniform sampling")
-    p.add_argument("--seed", type=int, default=0, help="seed of the draws")
+                        "active_uniC: uniform costs; passive: uniform sampling (default: active; with --continue "
+                        "the plan's)")
+    p.add_argument("--seed", type=int, help="seed of the draws (default: 0; with --continue the plan's)")
+    p.add_argument("--epsilon", type=float,
+                   help="the floor under q*: draw from (1 - epsilon) q* + epsilon/m, so no importance weight "
+                        "exceeds 1/epsilon (default: evalrank.active.campaign.DEFAULT_EPSILON; with --continue "
+                        "the plan's)")
     p.add_argument("--continue", dest="continue_plan", metavar="PLAN",
-                   help="extend this earlier plan by --budget (default: a new plan)")
+                   help="extend this earlier plan by --budget; it needs no other input (default: a new plan)")
     p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
     e = add_command(act, "estimate", cmd_active_estimate, "estimate the measure (or a difference) with an interval",
-                    description="Estimate from the labels of a plan's queries: eq. 6 of Sawade et al. (2012), its\n"
-                                "standard error and interval, and a check of the label model (the variance it\n"
-                                "predicted vs the squared errors labelling revealed). JSON on stdout or --out.\n\n"
+                    description="Estimate from the labels of a plan's queries: the AIPW estimator (or eq. 6 of\n"
+                                "Sawade et al. 2012) with a confidence sequence -- valid at every look, so you may\n"
+                                "estimate after each round and stop when it is narrow enough -- the interval after\n"
+                                "every round, and a check of the label model (the variance it predicted vs the\n"
+                                "squared errors labelling revealed). Needs only the plan, the qrels and the run(s).\n"
+                                "JSON on stdout or --out.\n\n"
                                 "example:\n"
-                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt "
-                                "--probs probs.txt")
+                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt")
     e.add_argument("--plan", required=True, help="the plan of 'active plan'")
     e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
-    _inputs(e)
-    e.add_argument("--measure", help="must equal the plan's (default: the plan's)")
+    _run_inputs(e, plan=False)
+    e.add_argument("--estimator", choices=["aipw", "eq6"], default="aipw",
+                   help="aipw: the label model's prediction plus importance-weighted residuals (unbiased); eq6: "
+                        "Sawade et al.'s self-normalized mean (the paper's)")
+    e.add_argument("--interval", choices=["cs", "t", "betting"], default="cs",
+                   help="cs: confidence sequence, valid at every look; t: Student's t, valid once at a budget fixed "
+                        "in advance; betting: exact confidence sequence for bounded terms (aipw only)")
     e.add_argument("--level", type=float, default=0.95, help="confidence level of the interval")
     e.add_argument("--unjudged", choices=["error", "nonrelevant"], default="error",
                    help="a document of a planned query the qrels do not judge: stop, or count it non-relevant")
