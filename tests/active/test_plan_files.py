@@ -193,6 +193,8 @@ def test_a_plan_carries_the_floor_the_label_model_and_the_first_rounds_draws(fil
 
 
 def test_continue_needs_only_the_plan_and_checks_inputs_given_with_it(files):
+    from evalrank.active.campaign import DEFAULT_EPSILON
+
     d = files
     path = make_plan(d)
     same = evalrank("active", "plan", "--continue", path, "--budget", "3", "--run", d / "run", "--probs", d / "probs",
@@ -205,7 +207,7 @@ def test_continue_needs_only_the_plan_and_checks_inputs_given_with_it(files):
         (["--run", d / "run", "--probs", d / "probs"], "another label model or other costs"),
         (["--probs", d / "probs"], "give no inputs (the plan has them) or --run"),
         (["--measure", "dcg"], "--measure dcg differs from the plan's err"),
-        (["--epsilon", "0.3"], "--epsilon 0.3 differs from the plan's 0.1"),
+        (["--epsilon", "0.3"], f"--epsilon 0.3 differs from the plan's {DEFAULT_EPSILON}"),
     ]:
         out = evalrank("active", "plan", "--continue", path, "--budget", "3", *args, "--out", d / "c.tsv")
         assert out.returncode == 1 and message in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)
