@@ -58,7 +58,7 @@ OVERCONFIDENT = 3.0
 #: the floor under q*: a plan samples from ``(1 - epsilon) q* + epsilon / m``
 #: (:func:`evalrank.active.sampling.defensive`), so every importance weight is at most
 #: ``1 / epsilon`` (``evalrank active plan --epsilon``)
-DEFAULT_EPSILON = 0.1
+DEFAULT_EPSILON = 0.05
 
 #: the plan's settings that a continuation keeps (and a pool given with ``--continue`` must match)
 CARRIED = ("measure", "method", "seed", "epsilon", "runs", "model", "difference")
@@ -649,3 +649,104 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "aipw", interval: st
         out["difference"] = "a - b"
         out["better"] = "a" if res["ci_low"] > 0 else ("b" if res["ci_high"] < 0 else "undecided")
     return out
+
+
+#: the estimators and intervals of :func:`estimate_from_draws` (``evalrank active estimate
+#: --estimator / --interval``); the first of each is the default
+INTERVALS = ("cs", "t", "betting")
+
+
+def predicted_term_variance(q, var) -> float:
+    """The label model's variance of one AIPW term under ``q``: ``sum_x q(x) w(x)^2 Var_theta[L | x]
+    = (1/m^2) sum_x Var_theta[L | x] / q(x)`` (Theorem 3's variances ``var`` per pool query;
+    the model's means cancel in ``L - f``). The confidence sequence's few-draws floor
+    (:func:`evalrank.active.confseq.asymptotic_cs`)."""
+    q = np.asarray(q, dtype=np.float64)
+    var = np.asarray(var, dtype=np.float64)
+    m = q.size
+    ok = q > 0
+    return float(np.sum(var[ok] / q[ok]) / (m * m))
+
+
+def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: str = "aipw",
+                        interval: str = "cs", level: float = 0.95, t_star=None, var_floor: float = 0.0,
+                        rounds=(), bounds=None, exact: bool = False) -> dict:
+    """The estimate and its interval from a campaign's draws (in draw order).
+
+    ``weights`` ``w_j = p / q``, ``values`` ``L_j`` (or the difference), ``f_draws`` the label
+    model's expected measure of each drawn query and ``f_pool`` its pool mean
+    (:mod:`evalrank.active.estimators`). ``estimator``: ``aipw`` (default) or ``eq6``;
+    ``interval``: ``cs`` (the asymptotic confidence sequence, valid at every look,
+    :func:`evalrank.active.confseq.asymptotic_cs`, tuned at ``t_star`` draws, with the few-draws
+    floor ``var_floor``), ``t`` (Student's t: valid once, at a budget fixed in advance, no
+    peeking; for eq6 the delta-method interval of :mod:`evalrank.active.interval`) or ``betting``
+    (exact, for terms within ``bounds = (lo, hi)``; aipw only). ``rounds``: the draw counts at
+    which earlier rounds ended; the interval is reported there too (``rounds`` rows, the last row
+    the whole campaign). ``exact``: every pool query labelled, the estimate is the pool's value
+    (interval of width 0): pass one value per pool query with weight 1.
+
+    Returns ``estimate, stderr, ci_low, ci_high, estimator, interval, level, ess`` and
+    ``rounds`` (a list of ``{draws, estimate, ci_low, ci_high}``).
+    """
+    from evalrank.active import confseq
+    from evalrank.active.estimators import ESTIMATORS, aipw_terms
+    from evalrank.active.interval import weighted_interval
+
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {estimator!r}")
+    if interval not in INTERVALS:
+        raise ValueError(f"interval must be one of {list(INTERVALS)}, got {interval!r}")
+    w = np.asarray(weights, dtype=np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    if w.size == 0:
+        raise ValueError("no draws: the budget buys no query (raise the budget)")
+    n = w.size
+    ends = sorted({int(r) for r in rounds if 0 < int(r) < n} | {n})
+    ess = float(w.sum() ** 2 / (w * w).sum())
+    base = {"estimator": estimator, "interval": interval, "level": float(level), "ess": ess}
+    if exact:
+        est = float(v.mean())
+        rows = [{"draws": e, "estimate": est, "ci_low": est, "ci_high": est} for e in ends]
+        return {**base, "estimate": est, "stderr": 0.0, "ci_low": est, "ci_high": est, "rounds": rows}
+    if estimator == "eq6":
+        if interval == "betting":
+            raise ValueError("the betting interval needs the aipw estimator (i.i.d. terms in a known range)")
+        rows = []
+        for e in ends:
+            r = weighted_interval(w[:e], v[:e], level=float(level))
+            if interval == "cs":
+                # eq. 6 is a ratio: its sequence is that of its linearized terms R_hat + w (L - R_hat) / mean w
+                est = r["estimate"]
+                psi = est + w[:e] * (v[:e] - est) / w[:e].mean()
+                cs = confseq.asymptotic_cs(psi, level=level, t_star=t_star or n, var_floor=var_floor)
+                r = {**r, "ci_low": est - cs["half"][-1], "ci_high": est + cs["half"][-1],
+                     "stderr": float(np.sqrt(np.var(psi, ddof=1) / e)) if e > 1 else float("inf")}
+            rows.append({"draws": e, "estimate": r["estimate"], "ci_low": r["ci_low"], "ci_high": r["ci_high"],
+                         "stderr": r["stderr"]})
+        last = rows[-1]
+        return {**base, "estimate": last["estimate"], "stderr": last.pop("stderr"), "ci_low": last["ci_low"],
+                "ci_high": last["ci_high"], "rounds": [{k: r[k] for k in ("draws", "estimate", "ci_low", "ci_high")}
+                                                       for r in rows]}
+    psi = aipw_terms(w, v, f_draws, f_pool)
+    if interval == "cs":
+        cs = confseq.asymptotic_cs(psi, level=level, t_star=t_star or n, var_floor=var_floor)
+        low, high, mean = cs["ci_low"], cs["ci_high"], cs["estimate"]
+    elif interval == "betting":
+        if bounds is None:
+            raise ValueError("the betting interval needs the range of the terms (bounds)")
+        cs = confseq.betting_cs(psi, bounds[0], bounds[1], level=level)
+        low, high, mean = cs["ci_low"], cs["ci_high"], cs["estimate"]
+    else:
+        from scipy import stats
+
+        t = np.arange(1, n + 1, dtype=np.float64)
+        mean, var = confseq.running_moments(psi)
+        se = np.sqrt(var * t / np.maximum(t - 1, 1) / t)
+        qt = stats.t.ppf(0.5 + level / 2, np.maximum(t - 1, 1))
+        half = np.where(t > 1, qt * se, np.inf)
+        low, high = mean - half, mean + half
+    rows = [{"draws": e, "estimate": float(mean[e - 1]), "ci_low": float(low[e - 1]), "ci_high": float(high[e - 1])}
+            for e in ends]
+    se = float(np.std(psi, ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
+    return {**base, "estimate": float(mean[-1]), "stderr": se, "ci_low": float(low[-1]), "ci_high": float(high[-1]),
+            "rounds": rows}

@@ -26,7 +26,7 @@ import numpy as np
 
 from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
 
-__all__ = ["METHODS", "instrumental", "q_star", "q_star_difference", "q_star_methods",
+__all__ = ["METHODS", "instrumental", "defensive", "max_weight", "q_star", "q_star_difference", "q_star_methods",
            "q_star_difference_methods", "uniform_label_model"]
 
 METHODS = ("passive", "active", "active_uniD", "active_uniC")
@@ -64,6 +64,33 @@ def instrumental(second_moment, costs) -> np.ndarray:
     if total == 0:
         return np.full(q.size, 1.0 / q.size)
     return q / total
+
+
+def defensive(q, epsilon: float) -> np.ndarray:
+    """Hesterberg's (1995) defensive mixture ``(1 - epsilon) q + epsilon p`` with ``p`` the uniform
+    distribution over the pool ("Weighted average importance sampling and defensive mixture
+    distributions", Technometrics 37(2)): every query keeps ``q >= epsilon / m``, so every
+    importance weight ``w = p / q`` is at most ``1 / epsilon``, at a cost of at most a factor
+    ``1 / (1 - epsilon)`` in the variance of an estimator under ``q`` (the campaign's floor under
+    q*; ``epsilon = 0`` is q* itself, as the paper's experiments use it)."""
+    q = np.asarray(q, dtype=np.float64)
+    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)):
+        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
+    if not 0.0 <= float(epsilon) <= 1.0:
+        raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+    if q.ndim != 1 or q.size == 0 or not np.isfinite(q).all() or (q < 0).any() or not q.sum() > 0:
+        raise ValueError("q must be a non-empty 1-d distribution")
+    out = (1.0 - float(epsilon)) * (q / q.sum()) + float(epsilon) / q.size
+    return out / out.sum()
+
+
+def max_weight(q) -> float:
+    """The largest importance weight ``max_x p(x) / q(x) = 1 / (m min q)`` over the queries ``q``
+    can draw (infinite where some query has ``q = 0``: it is never drawn, and eq. 6 / AIPW cannot
+    cover it)."""
+    q = np.asarray(q, dtype=np.float64)
+    lo = float(q.min())
+    return float("inf") if lo <= 0 else 1.0 / (q.size * lo)
 
 
 def uniform_label_model(n_docs: int, n_grades: int) -> np.ndarray:
