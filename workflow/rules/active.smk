@@ -66,7 +66,10 @@ rule active_mc:
     output:
         f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
     params:
-        opts=flags(budgets=ACT["budgets"], repetitions=ACT["repetitions"], shards=ACT["shards"], seed=config["seed"]),
+        opts=flags(budgets=ACT["budgets"], repetitions=ACT["repetitions"], shards=ACT["shards"], seed=config["seed"],
+                   campaign_repetitions=ACT["campaign"]["repetitions"], campaign_budgets=ACT["campaign"]["budgets"],
+                   epsilons=ACT["campaign"]["epsilons"], tune_budget=ACT["campaign"]["tune_budget"],
+                   level=ACT["coverage_level"]),
     log:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
     benchmark:
@@ -103,6 +106,7 @@ rule active_summary:
         },
         coverage=in_report(f"{RESULTS}/active/coverage.csv", "coverage_table.rst", "Active evaluation"),
         coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "coverage.rst", "Active evaluation"),
+        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "campaign_coverage_table.rst", "Active evaluation"),
         label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "label_model_check.rst", "Active evaluation"),
     params:
         out=output_dir,

@@ -200,6 +200,7 @@ def active_outputs():
         f"{RESULTS}/active/costs.png",
         f"{RESULTS}/active/coverage.csv",
         f"{RESULTS}/active/coverage.png",
+        f"{RESULTS}/active/campaign_coverage.csv",
         f"{RESULTS}/active/label_model_check.csv",
     ] + figs
 

@@ -624,7 +624,7 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "aipw", interval: st
     s = p.settings
     need = p.labelled
     kw = {"estimator": estimator, "interval": interval, "level": level, "t_star": int(s["t_star"]),
-          "var_floor": predicted_term_variance(p.q, p.var)}
+          "var_floor": predicted_term_variance(p.q, p.var, p.f if estimator == "eq6" else None)}
     if interval == "betting":
         kw["bounds"] = term_bounds(p, *measure_range(rankings, s["measure"], int(s["n_grades"])))
     exact = p.exact
@@ -656,16 +656,22 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "aipw", interval: st
 INTERVALS = ("cs", "t", "betting")
 
 
-def predicted_term_variance(q, var) -> float:
-    """The label model's variance of one AIPW term under ``q``: ``sum_x q(x) w(x)^2 Var_theta[L | x]
-    = (1/m^2) sum_x Var_theta[L | x] / q(x)`` (Theorem 3's variances ``var`` per pool query;
-    the model's means cancel in ``L - f``). The confidence sequence's few-draws floor
-    (:func:`evalrank.active.confseq.asymptotic_cs`)."""
+def predicted_term_variance(q, var, mean=None) -> float:
+    """The label model's variance of one estimator term under ``q``, the confidence sequence's
+    few-draws floor (:func:`evalrank.active.confseq.asymptotic_cs`): for AIPW (``mean`` None)
+    ``sum_x q(x) w(x)^2 Var_theta[L | x] = (1/m^2) sum_x Var_theta[L | x] / q(x)`` (Theorem 3's
+    variances ``var`` per pool query; the model's means cancel in ``L - f``); for eq. 6 (``mean``:
+    the model's means ``f``) its linearized terms ``w (L - R)``:
+    ``(1/m^2) sum_x (Var_theta[L | x] + (f(x) - f_pool)^2) / q(x)``. Queries with ``q = 0`` are
+    never drawn and add nothing."""
     q = np.asarray(q, dtype=np.float64)
-    var = np.asarray(var, dtype=np.float64)
+    v = np.asarray(var, dtype=np.float64)
+    if mean is not None:
+        f = np.asarray(mean, dtype=np.float64)
+        v = v + (f - f.mean()) ** 2
     m = q.size
     ok = q > 0
-    return float(np.sum(var[ok] / q[ok]) / (m * m))
+    return float(np.sum(v[ok] / q[ok]) / (m * m))
 
 
 def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: str = "aipw",

@@ -14,7 +14,7 @@ from evalrank.active.experiments import PAPER_SAVINGS, errors, savings_row
 from evalrank.active.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, STOP_WHOLE_POOL
 from evalrank.active.sampling import METHODS
 
-__all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width"]
+__all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width", "campaign_table"]
 
 SAVINGS_COLUMNS = ["experiment", "measure", "reference_budget", "passive_error", "active_budget_needed",
                    "saving", "paper_saving"]
@@ -325,3 +325,93 @@ def _corr(a, b) -> float:
     if a.size < 2 or np.std(a) == 0 or np.std(b) == 0:
         return float("nan")
     return float(np.corrcoef(a, b)[0, 1])
+
+
+CAMPAIGN_COLUMNS = ["experiment", "quantity", "measure", "epsilon", "max_weight", "estimator", "interval", "default",
+                    "budget", "campaigns", "coverage", "simultaneous", "mean_width", "width_vs_today", "rmse",
+                    "rmse_vs_eq6", "rmse_vs_today", "bias", "mean_draws"]
+
+
+def campaign_table(setup_paths, shard_paths):
+    """The labelling tool's coverage study (:mod:`evalrank.active.campaignstudy`), one row per
+    (experiment, measure, epsilon, estimator, interval, budget) over every campaign of every fold
+    (each judged against its own fold's truth): ``coverage`` (the interval at that budget covers
+    the truth), ``simultaneous`` (every look after every draw from that budget up to the largest
+    budget covers: what a team that looks after each round and may stop at any time relies on),
+    ``mean_width``, ``rmse`` and ``bias`` of the estimate, ``mean_draws``; ``max_weight`` the
+    largest importance weight under that epsilon (mean over folds); ``default`` marks the tool's
+    defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, aipw, cs). Ratios against the
+    same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
+    and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
+    ``rmse_vs_today``). Empty when the shards hold no campaigns."""
+    import pandas as pd
+
+    from evalrank.active.campaign import DEFAULT_EPSILON
+    from evalrank.active.campaignstudy import COMBOS
+
+    setups, order = _setups(setup_paths)
+    acc = defaultdict(list)
+    budgets = epsilons = None
+    covered = defaultdict(list)
+    weights = defaultdict(list)
+    for p, sh, key in _shards(shard_paths, setups):
+        if "campaign_budgets" not in sh:
+            continue
+        budgets, epsilons = sh["campaign_budgets"], sh["epsilons"]
+        covered[key].append((sh["campaign_repetition"], int(sh["n_campaigns"])))
+        smeta, s = setups[key]
+        for m in smeta["measures"]:
+            truth = float(s[f"truth_{m}"])
+            for ei, eps in enumerate(epsilons.tolist()):
+                weights[(key[0], m, ei)].append(float(sh[f"camp_{m}_max_weight"][ei]))
+                draws = sh[f"camp_{m}_draws_{ei}"]
+                for est, interval in COMBOS:
+                    k = f"camp_{m}_{{}}_{ei}_{est}_{interval}"
+                    e = sh[k.format("estimate")]
+                    acc[(key[0], m, ei, est, interval)].append(
+                        (e - truth, sh[k.format("high")] - sh[k.format("low")], sh[k.format("miss_at")],
+                         sh[k.format("miss_since")], draws))
+    for key, parts in covered.items():
+        reps = np.sort(np.concatenate([r for r, _ in parts]))
+        if not np.array_equal(reps, np.arange(parts[0][1])):
+            raise ValueError(f"campaign shards of experiment {key[0]} fold {key[1]} do not cover every campaign once")
+    if budgets is None:
+        return pd.DataFrame(columns=CAMPAIGN_COLUMNS)
+    rows = []
+    for exp in order:
+        meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
+        for m in meta0["measures"]:
+            if (exp, m, 0, *COMBOS[0]) not in acc:
+                continue
+            cells = {}
+            for ei in range(len(epsilons)):
+                for est, interval in COMBOS:
+                    err, width, at, since, draws = (np.concatenate(x) for x in zip(*acc[(exp, m, ei, est, interval)]))
+                    # simultaneous from budget j: no miss at j's look nor at any look after it
+                    later = np.logical_or.accumulate(since[:, ::-1], axis=1)[:, ::-1]
+                    later = np.concatenate([later[:, 1:], np.zeros((later.shape[0], 1), dtype=bool)], axis=1)
+                    cells[(ei, est, interval)] = {
+                        "coverage": 1.0 - at.mean(axis=0), "simultaneous": 1.0 - (at | later).mean(axis=0),
+                        "mean_width": np.where(np.isfinite(width), width, np.nan).mean(axis=0),
+                        "rmse": np.sqrt(np.nanmean(err ** 2, axis=0)), "bias": np.nanmean(err, axis=0),
+                        "mean_draws": draws.mean(axis=0), "campaigns": err.shape[0]}
+            zero = [i for i, e in enumerate(epsilons.tolist()) if e == 0.0]
+            today = cells[(zero[0], "eq6", "t")] if zero else None
+            for (ei, est, interval), c in cells.items():
+                same = cells[(ei, "eq6", interval)]
+                for j, b in enumerate(budgets.tolist()):
+                    def ratio(a, ref):
+                        return float(a[j] / ref[j]) if ref is not None and ref[j] > 0 else float("nan")
+                    rows.append({
+                        "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
+                        "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
+                        "estimator": est, "interval": interval,
+                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == COMBOS[0]),
+                        "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
+                        "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
+                        "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
+                        "rmse": float(c["rmse"][j]), "rmse_vs_eq6": ratio(c["rmse"], same["rmse"]),
+                        "rmse_vs_today": ratio(c["rmse"], today["rmse"] if today else None),
+                        "bias": float(c["bias"][j]), "mean_draws": float(c["mean_draws"][j]),
+                    })
+    return pd.DataFrame(rows, columns=CAMPAIGN_COLUMNS)

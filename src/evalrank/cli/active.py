@@ -15,6 +15,12 @@ from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
 
+
+def campaign_experiments(names):
+    """The experiments of the campaign study (:mod:`evalrank.active.campaignstudy`): one ranker,
+    the model pairs and the index update (not the training-size series of Fig. 3 right)."""
+    return [n for n in names if not n.startswith("fig3_train_size_")]
+
 __all__ = ["TITLE", "add_stage_parsers", "add_parsers"]
 
 TITLE = "active evaluation (workflow/rules/active.smk)"
@@ -90,6 +96,19 @@ def cmd_active_mc(a):
         out[f"stop_{m}_{method}"] = sim["stop"]
         # eq. 6's standard error of every run (the coverage study of active-summary)
         out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
+    if a.campaign_repetitions and meta["experiment"] in campaign_experiments([meta["experiment"]]):
+        from evalrank.active.campaignstudy import simulate_campaigns
+
+        creps = shard_range(a.campaign_repetitions, a.shard, a.shards)
+        out["campaign_repetition"] = np.asarray(creps, dtype=np.int64)
+        out["campaign_budgets"] = np.asarray(a.campaign_budgets, dtype=np.float64)
+        out["epsilons"] = np.asarray(a.epsilons, dtype=np.float64)
+        out["n_campaigns"] = np.int64(a.campaign_repetitions)
+        for m in progress(meta["measures"], desc=f"{meta['experiment']} campaigns", unit="measure"):
+            sim = simulate_campaigns(setup, m, epsilons=a.epsilons, budgets=a.campaign_budgets, repetitions=creps,
+                                     seed=a.seed, stream=("active-campaign", meta["experiment"], meta["fold"], m),
+                                     tune_budget=a.tune_budget, level=a.level)
+            out.update({f"camp_{m}_{k}": v for k, v in sim.items()})
     io.save_arrays(a.output, **out)
     n_runs = len(reps) * len(jobs)
     _log(f"{n_runs} runs x {len(a.budgets)} budgets in {time.perf_counter() - t0:.1f}s")
@@ -136,12 +155,20 @@ def cmd_active_summary(a):
     # the figure: one ranker and two differences (a model pair of Sec. 5.2, the index update)
     shown = [next((e for e in exps if e.startswith(p)), None) for p in ("fig1_", "fig2_", "fig3_index_update")]
     shown = [e for e in shown if e is not None] or exps[:3]
-    plot_coverage(cov, shown, out / "coverage.png")
     main = cov[cov["method"].isin(["passive", "active"]) & (cov["campaigns"] > 0)]
     outside = main[(main["coverage"] < a.level - 0.02) | (main["coverage"] > a.level + 0.02)]
     _log(f"coverage of the nominal {a.level:.0%} interval, passive and active: {main['coverage'].min():.4f} .. "
          f"{main['coverage'].max():.4f} over {len(main)} cells; {len(outside)} outside {a.level - 0.02:.0%}.."
          f"{a.level + 0.02:.0%}" + ((":\n" + outside.to_string(index=False)) if len(outside) else ""))
+    from evalrank.active.report import campaign_table
+    from evalrank.plots.active import plot_campaign_coverage
+
+    camp = campaign_table(a.setups, a.shards)
+    io.write_table(camp, out / "campaign_coverage.csv")
+    if len(camp):
+        plot_campaign_coverage(camp, out / "coverage.png")
+    else:
+        plot_coverage(cov, shown, out / "coverage.png")
     lm = label_model_table(a.setups)
     io.write_table(lm, out / "label_model_check.csv")
     _log("label-model check:\n" + lm.to_string(index=False))
@@ -181,6 +208,16 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--shard", type=int, required=True, help="this shard, 0..shards-1")
     s.add_argument("--shards", type=int, required=True, help="shards the repetitions are split into (active.shards)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--campaign-repetitions", type=int, required=True,
+                   help="campaigns of the labelling tool's coverage study over all shards (active.campaign.repetitions; "
+                        "0: no study)")
+    s.add_argument("--campaign-budgets", type=float, nargs="+", required=True,
+                   help="budgets the study looks at (active.campaign.budgets)")
+    s.add_argument("--epsilons", type=float, nargs="+", required=True,
+                   help="floors under q* the study compares (active.campaign.epsilons)")
+    s.add_argument("--tune-budget", type=float, required=True,
+                   help="budget whose draws tune the confidence sequence (active.campaign.tune_budget)")
+    s.add_argument("--level", type=float, required=True, help="nominal level of the intervals (active.coverage_level)")
     s.add_argument("--output", required=True, help="shard<k>.npz")
 
     s = add_command(sub, "active-summary", cmd_active_summary,

@@ -502,3 +502,56 @@ def plot_coverage(coverage, experiments, path, *, methods=("passive", "active"),
         fig.suptitle(f"Coverage of the nominal {level:.0%} interval (eq. 6 \u00b1 t se), "
                      f"{n:,} campaigns per point, bars \u00b1 2 se")
         return save_figure(fig, path)
+
+
+def plot_campaign_coverage(table, path, *, level: float = 0.95) -> list:
+    """The labelling tool's coverage study (:func:`evalrank.active.report.campaign_table`): one
+    column per cell (experiment x measure), two rows -- the share of campaigns whose interval
+    covers the truth at each budget, and the share whose interval covers it at *every* look
+    after every draw from that budget to the largest one (simultaneous). Two lines each: the
+    tool's default (AIPW, confidence sequence, the default floor) and the tool before it (eq. 6
+    with Student's t on q*, epsilon 0). Returns the paths written."""
+    import matplotlib.pyplot as plt
+
+    from evalrank.plots.style import save_figure, style
+
+    need = ["experiment", "measure", "epsilon", "estimator", "interval", "default", "budget", "coverage",
+            "simultaneous", "campaigns", "quantity"]
+    _require_columns(table, need, "table")
+    default = table[table["default"].astype(bool)]
+    today = table[(table["epsilon"] == 0.0) & (table["estimator"] == "eq6") & (table["interval"] == "t")]
+    if default.empty:
+        raise ValueError("table: no rows of the tool's default (column default)")
+    cells = list(dict.fromkeys(zip(default["experiment"], default["measure"])))
+    lines = [("AIPW + confidence sequence (default)", default, "#0072B2", "-", "o"),
+             ("eq. 6 + t on q* (before)", today, "#D55E00", "--", "s")]
+    nc = len(cells)
+    logx = _use_log_x(table["budget"].to_numpy(dtype=np.float64), None)
+    with style():
+        fig, axes = plt.subplots(2, nc, figsize=(2.6 * nc + 0.6, 5.6), layout="constrained", squeeze=False,
+                                 sharey=True)
+        for j, (exp, m) in enumerate(cells):
+            for i, (col, title) in enumerate((("coverage", "at the budget"), ("simultaneous", "at every look from it"))):
+                ax = axes[i][j]
+                ax.axhline(level, color="0.3", ls=":", lw=0.9, zorder=1)
+                for label, d, color, ls, marker in lines:
+                    dm = d[(d["experiment"] == exp) & (d["measure"] == m)].sort_values("budget")
+                    if dm.empty:
+                        continue
+                    ax.plot(dm["budget"].to_numpy(dtype=np.float64), dm[col].to_numpy(dtype=np.float64), color=color,
+                            ls=ls, marker=marker, ms=3.5, lw=1.3, label=label)
+                _budget_axis(ax, logx)
+                ax.set_ylim(0.4, 1.005)
+                if i == 0:
+                    ax.set_xlabel("")
+                    q = default[(default["experiment"] == exp)]["quantity"].iloc[0]
+                    what = {"ranker": "R", "difference": r"$\Delta$"}.get(q, "")
+                    ax.set_title(f"{experiment_title(exp)}:\n{m.upper()} {what}".strip(), fontsize=9)
+                if j == 0:
+                    ax.set_ylabel(f"share covering\n{title}")
+        handles, labels = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, labels + [], loc="outside lower center", ncols=len(labels))
+        n = int(default["campaigns"].max())
+        fig.suptitle(f"Nominal {level:.0%} intervals of a labelling campaign, {n:,} campaigns per point "
+                     f"(dotted: {level:.0%})")
+        return save_figure(fig, path)

@@ -1,0 +1,180 @@
+r"""The coverage study of the labelling tool's defaults: campaigns looked at after every draw.
+
+``evalrank active plan / estimate`` invites a team to label a few queries, look, and label
+more. This study simulates such campaigns on an experiment's pool (the active stage's
+``setup.npz``: the pool's true losses, the label model's means ``f`` and variances per query,
+the costs, q*) and records, for every combination of
+
+* the floor under q*: ``q = defensive(q*, epsilon)`` (:func:`evalrank.active.sampling.defensive`)
+  for each ``epsilon`` of the study (0 is q* itself, what the paper's experiments and the tool
+  before the floor used);
+* the estimator: ``aipw`` (the tool's default) or ``eq6`` (Sawade's), :mod:`evalrank.active.estimators`;
+* the interval: ``cs`` (the asymptotic confidence sequence, :mod:`evalrank.active.confseq`) or
+  ``t`` (Student's t, valid once at a budget fixed in advance),
+
+the estimate and interval at each budget of the grid, and whether the interval missed the
+truth at *any* look after any draw between two budgets -- so that coverage along whole
+labelling sequences (simultaneous coverage: every look from budget ``b`` to the largest budget
+covers) comes out of the same pass as the coverage at each budget.
+
+Draws follow Algorithm 1 in deterministic labelling (:mod:`evalrank.active.montecarlo`'s rule:
+a repeated query is free; a budget stops before the first new query it cannot pay for), one
+``SeedSequence`` stream per campaign (:func:`evalrank.seeds.rng`), so shards are ranges of
+campaign numbers and the tables do not depend on how many there are. The boundary of ``cs``
+is tuned at each campaign's draws at ``tune_budget`` (known before any label: draws do not
+depend on labels), as the tool tunes it at the plan's draws.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalrank import seeds
+from evalrank.active.estimate import default_max_draws, draws_from_cdf, query_cdf
+
+__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns"]
+
+#: (estimator, interval) pairs of the study; the first is the tool's default
+COMBOS = (("aipw", "cs"), ("eq6", "t"), ("aipw", "t"), ("eq6", "cs"))
+#: per (campaign, budget) arrays kept for each combination
+STATS = ("estimate", "low", "high", "miss_at", "miss_since")
+
+
+def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: int) -> tuple[np.ndarray, np.ndarray]:
+    """One campaign's draws up to the largest budget below the pool's cost, and the number of
+    draws made at each budget (Algorithm 1, deterministic labelling: a budget's state is the
+    prefix of draws before the first new query it cannot pay for). Budgets at or above the pool's
+    cost are whole-pool points (their count is the last partial budget's); a campaign that has
+    labelled every drawable query keeps drawing for free up to ``max_draws``."""
+    cdf = query_cdf(q)
+    partial = budgets[budgets < costs.sum()]
+    top = float(partial[-1]) if partial.size else 0.0
+    size = int(min(max_draws, 2 * top / max(float(np.dot(q, costs)), 1e-12) + 64))
+    d = np.empty(0, dtype=np.int64)
+    while True:
+        d = np.concatenate([d, draws_from_cdf(cdf, gen.random(max(size - d.size, 1)))])
+        new = np.zeros(d.size, dtype=bool)
+        new[np.unique(d, return_index=True)[1]] = True
+        spent = np.cumsum(np.where(new, costs[d], 0.0))
+        if spent[-1] > top or d.size >= max_draws or new.sum() == np.count_nonzero(q > 0):
+            break
+        size = min(2 * size, max_draws)
+    counts = np.minimum(np.searchsorted(spent, budgets, side="right"), max_draws)
+    n = int(counts[budgets < costs.sum()].max()) if partial.size else 0
+    counts = np.minimum(counts, n)
+    return d[:n], counts.astype(np.int64)
+
+
+def _t_table(n: int, level: float) -> np.ndarray:
+    from scipy import stats
+
+    t = np.arange(1, n + 1, dtype=np.float64)
+    return stats.t.ppf(0.5 + level / 2, np.maximum(t - 1.0, 1.0))
+
+
+def _misses(miss, counts):
+    """``miss_at`` (a miss at the look of each budget) and ``miss_since`` (a miss at some look
+    after the previous budget's, up to this budget's) from per-draw misses (R, T)."""
+    R = miss.shape[0]
+    cm = np.concatenate([np.zeros((R, 1), dtype=np.int64), np.cumsum(miss, axis=1)], axis=1)  # misses in draws < j
+    rows = np.arange(R)[:, None]
+    at = np.where(counts > 0, miss[rows, np.maximum(counts - 1, 0)], True)
+    upto = cm[rows, counts]                               # misses in looks 1..counts[b]
+    prev = np.concatenate([upto[:, :1] - at[:, :1].astype(np.int64), upto[:, :-1]], axis=1)
+    since = (upto - prev) > 0
+    since[:, 0] = at[:, 0]
+    return at, since
+
+
+def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, seed: int, stream: tuple,
+                       tune_budget: float, level: float = 0.95) -> dict:
+    """Campaigns of every ``epsilon`` x :data:`COMBOS` on one experiment's setup (module
+    docstring). ``setup``: the arrays of ``active-setup`` (``q_<m>_active``, ``values_<m>``,
+    ``pred_mean_<m>``, ``pred_var_<m>``, ``costs``, ``truth_<m>``). Returns a flat dict:
+    ``<stat>_<eps index>_<estimator>_<interval>`` of shape (campaigns, budgets) for each of
+    :data:`STATS`, ``draws_<eps index>`` (campaigns, budgets) and ``max_weight`` per epsilon."""
+    from evalrank.active.campaign import predicted_term_variance
+    from evalrank.active.confseq import BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width
+    from evalrank.active.sampling import defensive, max_weight
+
+    budgets = np.asarray(budgets, dtype=np.float64)
+    if budgets.ndim != 1 or budgets.size == 0 or np.any(np.diff(budgets) <= 0):
+        raise ValueError("budgets must be a non-empty, strictly increasing 1-d array")
+    if not np.isclose(budgets, tune_budget).any():
+        raise ValueError(f"tune_budget {tune_budget} must be one of the budgets {budgets.tolist()}")
+    tb = int(np.flatnonzero(np.isclose(budgets, tune_budget))[0])
+    costs = np.asarray(setup["costs"], dtype=np.float64)
+    L = np.asarray(setup[f"values_{measure}"], dtype=np.float64)
+    f = np.asarray(setup[f"pred_mean_{measure}"], dtype=np.float64)
+    v = np.asarray(setup[f"pred_var_{measure}"], dtype=np.float64)
+    truth = float(setup[f"truth_{measure}"])
+    m = L.size
+    fbar = float(f.mean())
+    reps = list(repetitions)
+    R, B = len(reps), budgets.size
+    whole = budgets >= costs.sum()
+    alpha = BOUNDARY_ALPHA_SHARE * (1.0 - level)
+    out = {"max_weight": np.zeros(len(epsilons))}
+    for ei, eps in enumerate(epsilons):
+        q = defensive(setup[f"q_{measure}_active"], float(eps))
+        out["max_weight"][ei] = max_weight(q)
+        seqs, counts = [], np.zeros((R, B), dtype=np.int64)
+        for i, r in enumerate(reps):
+            d, c = campaign_draws(q, costs, budgets, seeds.rng(seed, *stream, f"eps{ei}", int(r)),
+                                  max_draws=default_max_draws(m))
+            seqs.append(d)
+            counts[i] = c
+        T = max(1, max(s.size for s in seqs))
+        D = np.zeros((R, T), dtype=np.int64)
+        valid = np.zeros((R, T), dtype=bool)
+        for i, s in enumerate(seqs):
+            D[i, :s.size] = s
+            valid[i, :s.size] = True
+        out[f"draws_{ei}"] = counts
+        t = np.arange(1, T + 1, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            wq = np.where(q > 0, 1.0 / (m * q), 0.0)
+        w, Ld, fd = wq[D], L[D], f[D]
+        t_star = np.maximum(counts[:, tb], 2).astype(np.float64)[:, None]
+        rho2 = np.array([best_rho2(ts, alpha) for ts in t_star[:, 0]])[:, None]
+        tq = _t_table(T, level)
+        # AIPW terms: running mean and variance (divisor t - 1)
+        psi = fbar + w * (Ld - fd)
+        mean_a = np.cumsum(psi, axis=1) / t
+        ss_a = np.maximum(np.cumsum(psi * psi, axis=1) - t * mean_a ** 2, 0.0)
+        s2_a = ss_a / np.maximum(t - 1.0, 1.0)
+        floor_a = predicted_term_variance(q, v)
+        # eq. 6: the self-normalized mean and its delta-method variance (interval.interval_from_sums)
+        sw = np.cumsum(w, axis=1)
+        est_6 = np.cumsum(w * Ld, axis=1) / sw
+        ss_6 = np.maximum(np.cumsum(w * w * Ld * Ld, axis=1) - 2 * est_6 * np.cumsum(w * w * Ld, axis=1)
+                          + est_6 ** 2 * np.cumsum(w * w, axis=1), 0.0)
+        se2_6 = ss_6 * t / np.maximum(t - 1.0, 1.0) / (sw * sw)
+        floor_6 = predicted_term_variance(q, v, f)
+        for est_name, interval in COMBOS:
+            if est_name == "aipw":
+                est, var_term, floor = mean_a, s2_a, floor_a
+            else:
+                est, var_term, floor = est_6, se2_6 * t, floor_6
+            if interval == "cs":
+                half = cs_half_width(t, var_term, rho2, alpha, floor)
+            else:
+                half = np.where(t > 1, tq * np.sqrt(var_term / t), np.inf)
+            miss = (np.abs(est - truth) > half) & valid
+            at, since = _misses(miss, counts)
+            rows = np.arange(R)[:, None]
+            k = np.maximum(counts - 1, 0)
+            e = np.where(counts > 0, est[rows, k], np.nan)
+            h = np.where(counts > 0, half[rows, k], np.inf)
+            # whole-pool budgets: every query labelled, the estimate is the truth
+            e[:, whole] = truth
+            h[:, whole] = 0.0
+            at[:, whole] = False
+            since[:, whole] = False
+            key = f"{ei}_{est_name}_{interval}"
+            out[f"estimate_{key}"] = e
+            out[f"low_{key}"] = e - h
+            out[f"high_{key}"] = e + h
+            out[f"miss_at_{key}"] = at
+            out[f"miss_since_{key}"] = since
+    return out

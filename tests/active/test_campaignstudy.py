@@ -1,0 +1,71 @@
+"""The labelling tool's coverage study (evalrank.active.campaignstudy) computes what the tool
+reports: the same draws as a plan, the same estimates and intervals as campaign.estimate_from_draws."""
+
+import numpy as np
+import pytest
+
+from evalrank.active import campaignstudy
+from evalrank.active.campaign import estimate_from_draws, predicted_term_variance
+from evalrank.active.estimate import budgeted_draws
+from evalrank.active.sampling import defensive
+
+
+def _setup(seed=0, m=120):
+    rng = np.random.default_rng(seed)
+    L = rng.gamma(0.6, 4.0, size=m)                     # skewed per-query values
+    f = L * rng.lognormal(0, 0.4, size=m)               # a rough label model
+    var = (0.3 * f) ** 2
+    costs = rng.uniform(0.5, 1.5, size=m)
+    costs *= m / costs.sum()
+    q = np.sqrt((var + (f - f.mean()) ** 2) / costs)
+    return {"q_dcg_active": q / q.sum(), "values_dcg": L, "pred_mean_dcg": f, "pred_var_dcg": var, "costs": costs,
+            "truth_dcg": np.float64(L.mean())}
+
+
+def test_campaign_draws_are_algorithm_1s_on_the_same_stream():
+    s = _setup()
+    q = defensive(s["q_dcg_active"], 0.05)
+    budgets = np.array([5.0, 10.0, 30.0, 60.0])
+    d, counts = campaignstudy.campaign_draws(q, s["costs"], budgets, np.random.default_rng(42), max_draws=10_000)
+    for b, c in zip(budgets, counts):
+        ref = budgeted_draws(q, s["costs"], b, np.random.default_rng(42))
+        assert np.array_equal(ref["queries"], d[:c])
+
+
+def test_study_estimates_and_intervals_are_the_tools():
+    s = _setup(1)
+    budgets = [5.0, 10.0, 30.0, 60.0]
+    out = campaignstudy.simulate_campaigns(s, "dcg", epsilons=[0.0, 0.05], budgets=budgets, repetitions=range(6),
+                                           seed=3, stream=("t",), tune_budget=30.0, level=0.9)
+    from evalrank import seeds
+
+    m = s["values_dcg"].size
+    for ei, eps in enumerate([0.0, 0.05]):
+        q = defensive(s["q_dcg_active"], eps)
+        for r in range(6):
+            d, counts = campaignstudy.campaign_draws(q, s["costs"], np.array(budgets),
+                                                     seeds.rng(3, "t", f"eps{ei}", r), max_draws=10_000)
+            assert np.array_equal(counts, out[f"draws_{ei}"][r])
+            w = 1.0 / (m * q[d])
+            for est, interval in campaignstudy.COMBOS:
+                for j, c in enumerate(counts):
+                    if c < 2:
+                        continue
+                    ref = estimate_from_draws(w[:c], s["values_dcg"][d[:c]], s["pred_mean_dcg"][d[:c]],
+                                              s["pred_mean_dcg"].mean(), estimator=est, interval=interval, level=0.9,
+                                              t_star=max(counts[2], 2), var_floor=predicted_term_variance(
+                                                  q, s["pred_var_dcg"], s["pred_mean_dcg"] if est == "eq6" else None))
+                    key = f"{ei}_{est}_{interval}"
+                    assert out[f"estimate_{key}"][r, j] == pytest.approx(ref["estimate"], rel=1e-9)
+                    assert out[f"low_{key}"][r, j] == pytest.approx(ref["ci_low"], rel=1e-7, abs=1e-9)
+                    assert out[f"high_{key}"][r, j] == pytest.approx(ref["ci_high"], rel=1e-7, abs=1e-9)
+                    truth = s["values_dcg"].mean()
+                    assert out[f"miss_at_{key}"][r, j] == (not ref["ci_low"] <= truth <= ref["ci_high"])
+
+
+def test_a_miss_between_two_budgets_is_kept():
+    miss = np.array([[False, True, False, False, False], [False, False, False, False, True]])
+    counts = np.array([[1, 3, 5], [1, 3, 5]])
+    at, since = campaignstudy._misses(miss, counts)
+    assert at.tolist() == [[False, False, False], [False, False, True]]
+    assert since.tolist() == [[False, True, False], [False, False, True]]
