@@ -194,3 +194,24 @@ def test_plot_coverage(tmp_path):
         plot_coverage(_coverage(), ["fig1_rf"], tmp_path / "x.png", methods=("oracle",))
     with pytest.raises(ValueError, match="coverage"):
         plot_coverage(_coverage().drop(columns="coverage_se"), ["fig1_rf"], tmp_path / "x.png")
+
+
+def test_plot_campaign_coverage(tmp_path):
+    from evalrank.plots.active import plot_campaign_coverage
+
+    rows = []
+    for exp, quantity in (("fig1_rf", "ranker"), ("fig3_index_update", "difference")):
+        for eps, est, interval, default in ((0.0, "eq6", "t", False), (0.05, "aipw", "cs", True)):
+            for m in ("err", "dcg"):
+                for b in (10, 50, 200):
+                    rows.append({"experiment": exp, "quantity": quantity, "measure": m, "epsilon": eps,
+                                 "estimator": est, "interval": interval, "default": default, "budget": b,
+                                 "coverage": 0.99 if default else 0.9, "simultaneous": 0.96 if default else 0.5,
+                                 "campaigns": 2000})
+    t = pd.DataFrame(rows)
+    path = tmp_path / "coverage.png"
+    _check_png(plot_campaign_coverage(t, ["fig1_rf", "fig3_index_update"], path), path)
+    with pytest.raises(ValueError, match="no rows"):
+        plot_campaign_coverage(t, ["fig2_x"], tmp_path / "x.png")
+    with pytest.raises(ValueError, match="simultaneous"):
+        plot_campaign_coverage(t.drop(columns="simultaneous"), ["fig1_rf"], tmp_path / "x.png")

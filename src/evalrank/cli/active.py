@@ -166,7 +166,8 @@ def cmd_active_summary(a):
     camp = campaign_table(a.setups, a.shards)
     io.write_table(camp, out / "campaign_coverage.csv")
     if len(camp):
-        plot_campaign_coverage(camp, out / "coverage.png")
+        plot_campaign_coverage(camp, [e for e in shown if (camp["experiment"] == e).any()], out / "coverage.png",
+                               level=a.level)
     else:
         plot_coverage(cov, shown, out / "coverage.png")
     lm = label_model_table(a.setups)

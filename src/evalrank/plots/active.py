@@ -504,11 +504,11 @@ def plot_coverage(coverage, experiments, path, *, methods=("passive", "active"),
         return save_figure(fig, path)
 
 
-def plot_campaign_coverage(table, path, *, level: float = 0.95) -> list:
+def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> list:
     """The labelling tool's coverage study (:func:`evalrank.active.report.campaign_table`): one
-    column per cell (experiment x measure), two rows -- the share of campaigns whose interval
-    covers the truth at each budget, and the share whose interval covers it at *every* look
-    after every draw from that budget to the largest one (simultaneous). Two lines each: the
+    column per experiment of ``experiments``, two rows per measure -- the share of campaigns whose
+    interval covers the truth at each budget, and the share whose interval covers it at *every*
+    look after every draw from that budget to the largest one (simultaneous). Two lines each: the
     tool's default (AIPW, confidence sequence, the default floor) and the tool before it (eq. 6
     with Student's t on q*, epsilon 0). Returns the paths written."""
     import matplotlib.pyplot as plt
@@ -518,20 +518,24 @@ def plot_campaign_coverage(table, path, *, level: float = 0.95) -> list:
     need = ["experiment", "measure", "epsilon", "estimator", "interval", "default", "budget", "coverage",
             "simultaneous", "campaigns", "quantity"]
     _require_columns(table, need, "table")
+    experiments = _experiment_list(experiments)
     default = table[table["default"].astype(bool)]
     today = table[(table["epsilon"] == 0.0) & (table["estimator"] == "eq6") & (table["interval"] == "t")]
-    if default.empty:
-        raise ValueError("table: no rows of the tool's default (column default)")
-    cells = list(dict.fromkeys(zip(default["experiment"], default["measure"])))
+    missing = [e for e in experiments if not (default["experiment"] == e).any()]
+    if missing:
+        raise ValueError(f"experiments: no rows of the tool's default for {missing}")
+    measures = [m for m in ("err", "dcg") if (default["measure"] == m).any()]
+    measures += sorted(set(default["measure"]) - set(measures))
     lines = [("AIPW + confidence sequence (default)", default, "#0072B2", "-", "o"),
              ("eq. 6 + t on q* (before)", today, "#D55E00", "--", "s")]
-    nc = len(cells)
     logx = _use_log_x(table["budget"].to_numpy(dtype=np.float64), None)
+    rows = [(m, col) for m in measures for col in ("coverage", "simultaneous")]
+    nc = len(experiments)
     with style():
-        fig, axes = plt.subplots(2, nc, figsize=(2.6 * nc + 0.6, 5.6), layout="constrained", squeeze=False,
-                                 sharey=True)
-        for j, (exp, m) in enumerate(cells):
-            for i, (col, title) in enumerate((("coverage", "at the budget"), ("simultaneous", "at every look from it"))):
+        fig, axes = plt.subplots(len(rows), nc, figsize=(3.4 * nc + 0.8, 2.1 * len(rows) + 0.8),
+                                 layout="constrained", squeeze=False)
+        for i, (m, col) in enumerate(rows):
+            for j, exp in enumerate(experiments):
                 ax = axes[i][j]
                 ax.axhline(level, color="0.3", ls=":", lw=0.9, zorder=1)
                 for label, d, color, ls, marker in lines:
@@ -541,17 +545,19 @@ def plot_campaign_coverage(table, path, *, level: float = 0.95) -> list:
                     ax.plot(dm["budget"].to_numpy(dtype=np.float64), dm[col].to_numpy(dtype=np.float64), color=color,
                             ls=ls, marker=marker, ms=3.5, lw=1.3, label=label)
                 _budget_axis(ax, logx)
-                ax.set_ylim(0.4, 1.005)
-                if i == 0:
+                ax.set_ylim((0.8, 1.005) if col == "coverage" else (0.4, 1.005))
+                if i < len(rows) - 1:
                     ax.set_xlabel("")
-                    q = default[(default["experiment"] == exp)]["quantity"].iloc[0]
-                    what = {"ranker": "R", "difference": r"$\Delta$"}.get(q, "")
-                    ax.set_title(f"{experiment_title(exp)}:\n{m.upper()} {what}".strip(), fontsize=9)
+                q = default[(default["experiment"] == exp)]["quantity"].iloc[0]
+                what = {"ranker": "R", "difference": r"$\Delta$"}.get(q, "")
+                if i == 0:
+                    ax.set_title(f"{experiment_title(exp)}: {what}", fontsize=9)
                 if j == 0:
-                    ax.set_ylabel(f"share covering\n{title}")
+                    ax.set_ylabel(f"{m.upper()}: covering\n" +
+                                  ("at the budget" if col == "coverage" else "at every look from it"), fontsize=8.5)
         handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels + [], loc="outside lower center", ncols=len(labels))
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
         n = int(default["campaigns"].max())
-        fig.suptitle(f"Nominal {level:.0%} intervals of a labelling campaign, {n:,} campaigns per point "
-                     f"(dotted: {level:.0%})")
+        fig.suptitle(f"Nominal {level:.0%} intervals of a labelling campaign looked at after every draw, "
+                     f"{n:,} campaigns per point (dotted: {level:.0%})", fontsize=10)
         return save_figure(fig, path)
