@@ -75,3 +75,25 @@ def alter_short_queries(c: Collection, k: int = 10, seed: int = 99) -> Collectio
 def mean_ndcg(scores, c: Collection, convention=None) -> float:
     """Mean NDCG@10 of ``scores`` on ``c`` over the queries it defines (``nanmean``)."""
     return float(np.nanmean(ndcg(scores, c.labels, c.offsets, 10, convention=convention)))
+
+
+def write_campaign_files(path, seed: int, n_topics: int = 40):
+    """A labelling campaign's files under ``path``: ``run`` and ``runb`` (two runs over the same
+    3-9 documents per topic), ``probs`` (a calibrated 3-grade label model, repr floats),
+    ``qrels`` (every document's grade drawn from it) and ``costs``. Returns ``path``."""
+    rng = np.random.default_rng(seed)
+    run, runb, probs, qrels, costs = [], [], [], [], []
+    for q in range(n_topics):
+        n = int(rng.integers(3, 10))
+        p = rng.dirichlet(np.full(3, 0.7), size=n)
+        y = (rng.random(n)[:, None] > np.cumsum(p, 1)).sum(1)
+        for i in range(n):
+            d = f"D{q}-{i}"
+            run.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} a")
+            runb.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} b")
+            probs.append(f"t{q} {d} " + " ".join(repr(float(x)) for x in p[i]))
+            qrels.append(f"t{q} 0 {d} {y[i]}")
+        costs.append(f"t{q} {n / 5:.2f}")
+    for name, lines in [("run", run), ("runb", runb), ("probs", probs), ("qrels", qrels), ("costs", costs)]:
+        (path / name).write_text("\n".join(lines) + "\n")
+    return path

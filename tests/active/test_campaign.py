@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 from cli_run import evalrank
+from toy_data import write_campaign_files
 
 from evalrank.active.campaign import Pool, estimate, label_model_check, plan, query_losses
 from evalrank.active.estimate import algorithm1
@@ -134,22 +135,7 @@ def test_label_model_check_flags_an_overconfident_model():
 # -- the CLI on files --------------------------------------------------------------------------
 @pytest.fixture
 def campaign_files(tmp_path):
-    rng = np.random.default_rng(7)
-    run, runb, probs, qrels, costs = [], [], [], [], []
-    for q in range(40):
-        n = int(rng.integers(3, 10))
-        p = rng.dirichlet(np.full(3, 0.7), size=n)
-        y = (rng.random(n)[:, None] > np.cumsum(p, 1)).sum(1)
-        for i in range(n):
-            d = f"D{q}-{i}"
-            run.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} a")
-            runb.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} b")
-            probs.append(f"t{q} {d} " + " ".join(repr(float(x)) for x in p[i]))
-            qrels.append(f"t{q} 0 {d} {y[i]}")
-        costs.append(f"t{q} {n / 5:.2f}")
-    for name, lines in [("run", run), ("runb", runb), ("probs", probs), ("qrels", qrels), ("costs", costs)]:
-        (tmp_path / name).write_text("\n".join(lines) + "\n")
-    return tmp_path
+    return write_campaign_files(tmp_path, 7)
 
 
 def draw_rows(path):

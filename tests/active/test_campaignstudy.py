@@ -69,3 +69,15 @@ def test_a_miss_between_two_budgets_is_kept():
     at, since = campaignstudy._misses(miss, counts)
     assert at.tolist() == [[False, False, False], [False, False, True]]
     assert since.tolist() == [[False, True, False], [False, False, True]]
+
+
+def test_offset_share_is_one_for_a_model_off_by_a_constant_and_zero_for_an_unbiased_mean():
+    rng = np.random.default_rng(4)
+    L = rng.gamma(1.0, 2.0, size=50)
+    q = rng.dirichlet(np.ones(50))
+    # f = L - 0.7: every term is f_pool + 0.7 w, so psi - R = 0.7 (w - 1): all of the variance
+    assert campaignstudy.offset_share(q, L, L - 0.7) == pytest.approx(1.0)
+    noise = rng.normal(0, 1, 50)
+    f = L + noise - noise.mean()       # f_pool = R: no offset
+    assert campaignstudy.offset_share(q, L, f) == pytest.approx(0.0, abs=1e-12)
+    assert 0.0 < campaignstudy.offset_share(q, L, L + noise) < 1.0

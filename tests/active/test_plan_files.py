@@ -11,6 +11,7 @@ import re
 import numpy as np
 import pytest
 from cli_run import evalrank
+from toy_data import write_campaign_files
 
 from evalrank.active.campaign import (Pool, estimate, extend, measure_range, plan, query_losses, term_bounds)
 from evalrank.active.files import pool_from_trec, read_plan, write_plan
@@ -20,22 +21,7 @@ from evalrank.active.files import pool_from_trec, read_plan, write_plan
 def files(tmp_path):
     """40 topics, two runs over the same documents, a calibrated label model (repr floats), qrels
     of every document, costs."""
-    rng = np.random.default_rng(11)
-    run, runb, probs, qrels, costs = [], [], [], [], []
-    for q in range(40):
-        n = int(rng.integers(3, 10))
-        p = rng.dirichlet(np.full(3, 0.7), size=n)
-        y = (rng.random(n)[:, None] > np.cumsum(p, 1)).sum(1)
-        for i in range(n):
-            d = f"D{q}-{i}"
-            run.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} a")
-            runb.append(f"t{q} Q0 {d} {i + 1} {rng.random():.6f} b")
-            probs.append(f"t{q} {d} " + " ".join(repr(float(x)) for x in p[i]))
-            qrels.append(f"t{q} 0 {d} {y[i]}")
-        costs.append(f"t{q} {n / 5:.2f}")
-    for name, lines in [("run", run), ("runb", runb), ("probs", probs), ("qrels", qrels), ("costs", costs)]:
-        (tmp_path / name).write_text("\n".join(lines) + "\n")
-    return tmp_path
+    return write_campaign_files(tmp_path, 11)
 
 
 def make_plan(d, budget="8", out="plan.tsv", *extra):

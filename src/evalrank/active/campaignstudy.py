@@ -32,7 +32,7 @@ import numpy as np
 from evalrank import seeds
 from evalrank.active.estimate import default_max_draws, draws_from_cdf, query_cdf
 
-__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns"]
+__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share"]
 
 #: (estimator, interval) pairs of the study; the first is the tool's default
 COMBOS = (("aipw", "cs"), ("eq6", "t"), ("aipw", "t"), ("eq6", "cs"))
@@ -63,6 +63,27 @@ def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: in
     n = int(counts[budgets < costs.sum()].max()) if partial.size else 0
     counts = np.minimum(counts, n)
     return d[:n], counts.astype(np.int64)
+
+
+def offset_share(q, values, f) -> float:
+    """The share of one AIPW term's variance under ``q`` that the label model's offset causes,
+    exactly over the pool: with ``delta = R - f_pool`` (the model's mean missing the pool's),
+    ``delta^2 Var_q(w) / Var_q(psi)``, ``psi = f_pool + w (L - f)``. Eq. 6's self-normalization
+    does not pay this part; AIPW does (it stays unbiased), which is where eq. 6 can have the
+    smaller RMSE at few draws."""
+    q = np.asarray(q, dtype=np.float64)
+    L = np.asarray(values, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    m = q.size
+    ok = q > 0
+    w = np.zeros(m)
+    w[ok] = 1.0 / (m * q[ok])
+    R = L.mean()
+    psi = f.mean() + w * (L - f)
+    var = float(np.sum(q[ok] * (psi[ok] - R) ** 2))
+    delta = R - f.mean()
+    part = delta * delta * float(np.sum(q[ok] * (w[ok] - 1.0) ** 2))
+    return part / var if var > 0 else 0.0
 
 
 def _t_table(n: int, level: float) -> np.ndarray:
@@ -114,10 +135,11 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     R, B = len(reps), budgets.size
     whole = budgets >= costs.sum()
     alpha = BOUNDARY_ALPHA_SHARE * (1.0 - level)
-    out = {"max_weight": np.zeros(len(epsilons))}
+    out = {"max_weight": np.zeros(len(epsilons)), "offset_share": np.zeros(len(epsilons))}
     for ei, eps in enumerate(epsilons):
         q = defensive(setup[f"q_{measure}_active"], float(eps))
         out["max_weight"][ei] = max_weight(q)
+        out["offset_share"][ei] = offset_share(q, L, f)
         seqs, counts = [], np.zeros((R, B), dtype=np.int64)
         for i, r in enumerate(reps):
             d, c = campaign_draws(q, costs, budgets, seeds.rng(seed, *stream, f"eps{ei}", int(r)),

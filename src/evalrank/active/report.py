@@ -327,7 +327,8 @@ def _corr(a, b) -> float:
     return float(np.corrcoef(a, b)[0, 1])
 
 
-CAMPAIGN_COLUMNS = ["experiment", "quantity", "measure", "epsilon", "max_weight", "estimator", "interval", "default",
+CAMPAIGN_COLUMNS = ["experiment", "quantity", "measure", "epsilon", "max_weight", "offset_share", "estimator",
+                    "interval", "default",
                     "budget", "campaigns", "coverage", "simultaneous", "mean_width", "width_vs_today", "rmse",
                     "rmse_vs_eq6", "rmse_vs_today", "bias", "mean_draws"]
 
@@ -339,7 +340,9 @@ def campaign_table(setup_paths, shard_paths):
     the truth), ``simultaneous`` (every look after every draw from that budget up to the largest
     budget covers: what a team that looks after each round and may stop at any time relies on),
     ``mean_width``, ``rmse`` and ``bias`` of the estimate, ``mean_draws``; ``max_weight`` the
-    largest importance weight under that epsilon (mean over folds); ``default`` marks the tool's
+    largest importance weight under that epsilon and ``offset_share`` the share of an AIPW term's
+    variance due to the label model's mean missing the pool's
+    (:func:`evalrank.active.campaignstudy.offset_share`; both mean over folds); ``default`` marks the tool's
     defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, aipw, cs). Ratios against the
     same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
     and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
@@ -354,6 +357,7 @@ def campaign_table(setup_paths, shard_paths):
     budgets = epsilons = None
     covered = defaultdict(list)
     weights = defaultdict(list)
+    offsets = defaultdict(list)
     for p, sh, key in _shards(shard_paths, setups):
         if "campaign_budgets" not in sh:
             continue
@@ -364,6 +368,7 @@ def campaign_table(setup_paths, shard_paths):
             truth = float(s[f"truth_{m}"])
             for ei, eps in enumerate(epsilons.tolist()):
                 weights[(key[0], m, ei)].append(float(sh[f"camp_{m}_max_weight"][ei]))
+                offsets[(key[0], m, ei)].append(float(sh[f"camp_{m}_offset_share"][ei]))
                 draws = sh[f"camp_{m}_draws_{ei}"]
                 for est, interval in COMBOS:
                     k = f"camp_{m}_{{}}_{ei}_{est}_{interval}"
@@ -405,6 +410,7 @@ def campaign_table(setup_paths, shard_paths):
                     rows.append({
                         "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
                         "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
+                        "offset_share": float(np.mean(offsets[(exp, m, ei)])),
                         "estimator": est, "interval": interval,
                         "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == COMBOS[0]),
                         "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
