@@ -218,6 +218,13 @@ def test_campaign_findings_read_the_study_and_flip_at_their_targets(tmp_path):
     w = _by(_campaign_items(tmp_path / "e", rmse=1.03), "width at Λ = 200")
     assert w.verdict == "partly" and "fig1_rf" in w.ours and "above 1.0" in w.ours
     assert _by(_campaign_items(tmp_path / "f", width=1.8), "bounds each importance weight").verdict == "not reproduced"
+    # the explanation follows the measured offset share of the cells above 1.0
+    for sub, share, text in (("h", 0.3, "self-normalization removes"), ("i", 0.01, "Not the model's offset")):
+        t = _campaign(rmse=1.03)
+        t["offset_share"] = share
+        out = _write(tmp_path / sub)
+        t.to_csv(tmp_path / sub / "active" / "campaign_coverage.csv", index=False)
+        assert text in _by(sawade.findings(out), "width at Λ = 200").ours
     # too few campaigns to resolve 97 % from 95 %: not tested, with the reason
     few = _by(_campaign_items(tmp_path / "g", n=40), "in all cells")
     assert few.verdict == "not tested" and "40 campaigns" in few.reason
