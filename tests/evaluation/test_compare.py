@@ -479,9 +479,9 @@ def test_compare_passes_through_to_evaluate(monkeypatch):
     fake.evaluate = fake_evaluate
     monkeypatch.setitem(sys.modules, "evalrank.evaluation.evaluate", fake)
     t = cmp.compare(
-        "QRELS", ["runs/base.txt", "runs/alpha.txt"], ["map", "ndcg_cut.10"], baseline="base", test=["alpha"],
+        "QRELS", ["runs/base", "runs/alpha"], ["map", "ndcg_cut.10"], baseline="base", test=["alpha"],
         correction="bh", permutations=100, seed=2, relevance_level=2)
-    assert calls == [("QRELS", ["runs/base.txt", "runs/alpha.txt"], ["map", "ndcg_cut.10"], {"relevance_level": 2})]
+    assert calls == [("QRELS", ["runs/base", "runs/alpha"], ["map", "ndcg_cut.10"], {"relevance_level": 2})]
     assert list(zip(t["measure"], t["run"])) == [("map", "base"), ("map", "alpha"), ("ndcg", "base"),
                                                   ("ndcg", "alpha")]  # the measures in evaluate's order
     want = cmp.compare_table(per_query[per_query["measure"] != "p_10"], baseline="base", tests="alpha",

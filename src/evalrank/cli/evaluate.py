@@ -64,7 +64,8 @@ def cmd_compare(a) -> None:
     measures = a.measures or list(COMPARE_MEASURES)
     table = compare(a.qrels, a.runs, measures, baseline=a.baseline, test=a.test or None,
                     correction=a.correction, alpha=a.alpha, permutations=a.permutations, seed=a.seed,
-                    risk_alpha=a.risk_alpha, relevance_level=a.l, max_docs=a.M, complete=a.c,
+                    risk_alpha=a.risk_alpha, interval=a.interval, level=a.level, resamples=a.resamples,
+                    relevance_level=a.l, max_docs=a.M, complete=a.c,
                     precision=None if a.float64 else "float32", convention=a.convention)
     if a.format == "csv":
         text = table.to_csv(index=False, float_format="%.6g")
@@ -77,11 +78,17 @@ def _compare_text(table, alpha: float) -> str:
     """An aligned table for the console, with the test and correction said underneath."""
     shown = table.copy()
     shown["significant"] = shown["significant"].map({True: "yes", False: "no"}).fillna("")
-    cols = ["measure", "run", "n_queries", "mean", "delta", "ttest_p", "randomization_p", "p_corrected",
-            "significant", "wins", "losses", "ties", "urisk", "trisk", "georisk"]
+    for what in ("mean", "delta"):  # the interval as one column: [low, high]
+        low, high = shown[f"{what}_ci_low"], shown[f"{what}_ci_high"]
+        shown[f"{what}_ci"] = [f"[{lo:.4f}, {hi:.4f}]" if lo == lo else "" for lo, hi in zip(low, high)]
+    cols = ["measure", "run", "n_queries", "mean", "mean_ci", "delta", "delta_ci", "ttest_p", "randomization_p",
+            "p_corrected", "significant", "wins", "losses", "ties", "urisk", "trisk", "georisk"]
     text = shown[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="")
     attrs = table.attrs
-    note = (f"\nbaseline {attrs.get('baseline')}; p_corrected: the randomization test's p "
+    method = ("paired t" if attrs.get("interval") == "t" else
+              f"BCa bootstrap, {attrs.get('resamples')} resamples of the topics, seed {attrs.get('seed')}")
+    note = (f"\nbaseline {attrs.get('baseline')}; mean_ci, delta_ci: {attrs.get('level', 0) * 100:g}% confidence "
+            f"intervals ({method}); p_corrected: the randomization test's p "
             f"({attrs.get('correction')} over the runs of each measure), significant at alpha {alpha}; "
             f"TRisk < -2: significantly riskier than the baseline (Dincer et al. 2016)\n")
     return text + "\n" + note
@@ -122,22 +129,32 @@ def add_parsers(sub) -> None:
 
     s = add_command(
         sub, "compare", cmd_compare,
-        "compare runs with a baseline: means, deltas, significance tests, URisk/TRisk/GeoRisk",
-        description="Compare runs with a baseline, per measure: mean, delta, paired t-test, paired randomization\n"
-                    "test (the primary test, corrected for the number of runs compared), wins/losses/ties, and\n"
-                    "the risk measures of Dincer et al. (2016) against the baseline. Runs are named by their\n"
-                    "file names.\n\n"
-                    "example:\n"
-                    "  evalrank compare --baseline bm25.txt -m map -m ndcg_cut.10 qrels.txt bm25.txt runs/*.txt")
+        "compare runs with a baseline: means and deltas with confidence intervals, significance tests, "
+        "URisk/TRisk/GeoRisk",
+        description="Compare runs with a baseline, per measure: mean and delta with confidence intervals (paired t\n"
+                    "or BCa bootstrap), paired t-test, paired randomization test (the primary test, corrected for\n"
+                    "the number of runs compared), wins/losses/ties, and the risk measures of Dincer et al. (2016)\n"
+                    "against the baseline. Runs are named by their file names (runs sharing one, by the end of\n"
+                    "their paths that tells them apart); --baseline and --test take a run's path or its name.\n\n"
+                    "examples:\n"
+                    "  evalrank compare --baseline runs/bm25.txt -m map -m ndcg_cut.10 qrels.txt runs/*.txt\n"
+                    "  evalrank compare --baseline bm25.txt --interval bootstrap --level 0.9 qrels.txt runs/*.txt")
     _common(s, " ".join(COMPARE_MEASURES))
-    s.add_argument("--baseline", required=True, help="the baseline run's file name")
+    s.add_argument("--baseline", required=True, metavar="RUN",
+                   help="the baseline run: its path (as given or any path of the same file) or its name")
     s.add_argument("--test", action="append", metavar="RUN",
-                   help="a run to compare with the baseline, by file name; repeat for several (default: all others)")
+                   help="a run to compare with the baseline, by path or name; repeat for several "
+                        "(default: all others)")
     s.add_argument("--correction", default="holm", choices=["none", "bonferroni", "holm", "bh"],
                    help="multiple-testing correction over the runs of each measure")
     s.add_argument("--alpha", type=float, default=0.05, help="significance level")
     s.add_argument("--permutations", type=int, default=10_000,
                    help="random sign flips of the randomization test (exact enumeration up to 16 differing topics)")
-    s.add_argument("--seed", type=int, default=0, help="seed of the randomization test")
+    s.add_argument("--seed", type=int, default=0, help="seed of the randomization test and the bootstrap")
+    s.add_argument("--interval", choices=["t", "bootstrap"], default="t",
+                   help="confidence intervals of every mean and delta: paired Student t, or the BCa bootstrap "
+                        "over topics (Efron & Tibshirani 1993)")
+    s.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals")
+    s.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (--interval bootstrap)")
     s.add_argument("--risk-alpha", type=float, default=1.0, help="the risk measures' alpha (loss weight 1 + alpha)")
     s.add_argument("--format", choices=["text", "csv"], default="text", help="aligned text or CSV")
