@@ -78,3 +78,164 @@ def test_cli_letor_mode_and_errors(tmp_path):
     (tmp_path / "s2.txt").write_text("0.1\n")
     short = run("--letor", str(tmp_path / "f.txt"), "--scores", str(tmp_path / "s2.txt"))
     assert short.returncode == 1 and "has 1 scores but" in short.stderr
+
+
+# ---------------------------------------------------------------------------
+# issue 28 item 6: line ends, scores as trec_eval's atof reads them, pipes
+# ---------------------------------------------------------------------------
+RUN3 = b"q1 Q0 d1 1 0.3 t\nq1 Q0 d2 2 0.95 t\nq1 Q0 d3 3 0.9 t\n"
+QRELS3 = b"q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n"
+
+
+@pytest.mark.parametrize("which, data, line", [
+    ("run", RUN3.replace(b"\n", b"\r"), 1),                          # old-Mac: trec_eval reads one line
+    ("qrels", QRELS3.replace(b"\n", b"\r"), 1),
+    ("run", b"# made on a Mac\r" + RUN3.replace(b"\n", b"\r"), 1),  # a comment does not hide it
+    ("run", RUN3 + b"q2 Q0 d1 1 0.5 t\rq2 Q0 d2 2 0.4 t\n", 4),      # one CR-only line among LF lines
+    ("run", b"\r" + RUN3, 1),
+])
+def test_cr_only_line_ends_are_refused_with_file_and_line(tmp_path, which, data, line):
+    path = tmp_path / which
+    path.write_bytes(data)
+    with pytest.raises(TrecFormatError, match=rf"{which}:{line}: a carriage return \(CR\) not followed by a newline"):
+        (read_qrels if which == "qrels" else read_run)(path)
+
+
+@pytest.mark.parametrize("ends", [b"\r\n", b"\r\r\n", b" \r \n", b"\t\r\n"])
+def test_crlf_and_blanks_around_a_cr_stay_line_ends(tmp_path, ends):
+    """A guard: CRLF (and a CR among trailing blanks, and a last CR with no LF) still read as
+    LF files do."""
+    (tmp_path / "lf").write_bytes(RUN3)
+    (tmp_path / "crlf").write_bytes(RUN3.replace(b"\n", ends)[:-1])  # the file's last LF left out
+    (tmp_path / "qrels").write_bytes(QRELS3.replace(b"\n", ends))
+    assert read_run(tmp_path / "crlf") == read_run(tmp_path / "lf")
+    assert read_qrels(tmp_path / "qrels") == {"q1": {"d1": 1, "d2": 0, "d3": 1}}
+
+
+@pytest.mark.parametrize("score", ["0_9", "1_000.5", "\u0660.\u0669", "\uff11", "1\u00a0", "\u0661e1", "0x", "1e"])
+def test_scores_c_strtod_does_not_read_whole_are_refused(tmp_path, score):
+    """'0_9' (atof: 0), Arabic-Indic and fullwidth digits, a no-break space (all of which
+    Python's float() takes), '0x' and '1e' (atof stops early): refused, naming file and line."""
+    path = tmp_path / "run"
+    path.write_text(f"q1 Q0 d0 1 0.5 t\nq1 Q0 d1 2 {score} t\n", encoding="utf-8")
+    with pytest.raises(TrecFormatError, match=r"run:2: score .* is not a number"):
+        read_run(path)
+
+
+def _libc_strtod():
+    """C's strtod of the C library (the "C" numeric locale: Python never sets LC_NUMERIC)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if name is None:
+        pytest.skip("no C library to compare with")
+    libc = ctypes.CDLL(name)
+    libc.strtod.restype = ctypes.c_double
+    libc.strtod.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p)]
+
+    def strtod(tok: bytes):
+        end = ctypes.c_char_p()
+        buf = ctypes.create_string_buffer(tok)
+        v = libc.strtod(buf, ctypes.byref(end))
+        used = ctypes.cast(end, ctypes.c_void_p).value - ctypes.addressof(buf)
+        return v, used == len(tok)
+    return strtod
+
+
+SCORES = ["1e3", "+1", ".5", "1.", "-.5e1", "1.5E-2", "0x1p3", "0x.8", "-0X1.8P1", "0xA", "007", "-0",
+          "0.12345678901234567890123", "123456789012345678901234567890", "1e-400", "4.9e-324", "2.2250738585072011e-308",
+          "9007199254740993", "0.1e23", "1e22", "1e23", "8.98846567431158e307", "1.7976931348623157e308"]
+
+
+@pytest.mark.parametrize("score", SCORES)
+def test_scores_are_read_as_c_strtod_reads_them(tmp_path, score):
+    """Each score is the double the C library's strtod gives for the whole token (what
+    trec_eval's atof reads): sign, leading point, trailing point, exponents, hexadecimal floats,
+    long mantissas (the Python fallback), subnormals and the largest double."""
+    strtod = _libc_strtod()
+    want, whole = strtod(score.encode())
+    assert whole
+    path = tmp_path / "run"
+    path.write_text(f"q1 Q0 d1 1 {score} t\n")
+    got = read_run(path)["q1"]["d1"]
+    assert got == want and np.signbit(got) == np.signbit(want), (score, got, want)
+
+
+def test_random_scores_agree_with_c_strtod(tmp_path):
+    """A guard: many random decimal tokens, through the numba fast path and the fallback alike."""
+    strtod = _libc_strtod()
+    rng = np.random.default_rng(28)
+    toks = []
+    for _ in range(3000):
+        mant = "".join(rng.choice(list("0123456789"), size=rng.integers(1, 26)))
+        cut = int(rng.integers(0, len(mant) + 1))
+        tok = (rng.choice(["", "-", "+"]) + mant[:cut] + "." + mant[cut:] if rng.random() < 0.7 else mant)
+        if rng.random() < 0.5:  # up to 1e305 (finite) and down into the subnormals and 0
+            sign = rng.choice(["", "-", "+"])
+            tok += rng.choice(["e", "E"]) + sign + str(int(rng.integers(0, 340 if sign == "-" else 280)))
+        toks.append(tok)
+    path = tmp_path / "run"
+    path.write_text("".join(f"q1 Q0 d{i} 1 {t} t\n" for i, t in enumerate(toks)))
+    got = read_run(path)["q1"]
+    for i, t in enumerate(toks):
+        want, whole = strtod(t.encode())
+        assert whole and got[f"d{i}"] == want, (t, got[f"d{i}"], want)
+
+
+@pytest.mark.parametrize("rel", ["\u0663", "\uff11", "0_1", "1e3", ".5"])
+def test_relevance_atol_would_misread_is_refused(tmp_path, rel):
+    """A guard: relevance is ASCII digits after an optional sign (a decimal part of digits
+    allowed, as atol reads '2.0'); the rest is refused, naming file and line."""
+    path = tmp_path / "qrels"
+    path.write_text(f"q1 0 d0 1\nq1 0 d1 {rel}\n", encoding="utf-8")
+    with pytest.raises(TrecFormatError, match=r"qrels:2: relevance .* is not an integer"):
+        read_qrels(path)
+
+
+def _feed(path, data: bytes):
+    """Write ``data`` to a FIFO or a pipe's /dev/fd path from a thread; returns the thread and
+    an event set once it has the file open."""
+    import threading
+
+    opened = threading.Event()
+
+    def write():
+        with open(path, "wb") as fh:
+            opened.set()
+            fh.write(data)
+    t = threading.Thread(target=write, daemon=True)
+    t.start()
+    return t, opened
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_fifo_or_a_pipe_is_read_as_a_stream(tmp_path, gz):
+    """A FIFO and /dev/fd/N of a pipe (what a shell's <(...) gives): not seekable, not
+    mappable; read as a stream, gzip too, to the values of the regular file."""
+    import gzip
+    import os
+
+    if not hasattr(os, "mkfifo") or not os.path.isdir("/dev/fd"):
+        pytest.skip("no FIFOs or /dev/fd here")
+    text = b"".join(b"q%d Q0 d%d 1 0.%d t\n" % (i // 10, i, i) for i in range(5000))  # more than a pipe holds
+    body = gzip.compress(text, mtime=0) if gz else text
+    (tmp_path / "regular").write_bytes(text)
+    want = read_run(tmp_path / "regular")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t, _ = _feed(fifo, b"\xef\xbb\xbf" + body if not gz else body)
+    assert read_run(fifo) == want
+    t.join(10)
+    r, w = os.pipe()
+    try:
+        t, opened = _feed(f"/dev/fd/{w}", body)
+        assert opened.wait(10)
+        os.close(w)  # the thread's own descriptor keeps the pipe open until it is done
+        w = None
+        assert read_run(f"/dev/fd/{r}") == want
+        t.join(10)
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)

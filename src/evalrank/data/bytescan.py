@@ -5,10 +5,13 @@ float parser. numba only: importing this module imports nothing else of the pack
 
 from __future__ import annotations
 
+import os
+import re
+
 import numba
 import numpy as np
 
-__all__ = ["fast_float", "file_bytes", "DamagedGzipError", "is_blank", "count_newlines"]
+__all__ = ["fast_float", "strtod", "file_bytes", "DamagedGzipError", "is_blank", "count_newlines"]
 
 
 class DamagedGzipError(ValueError):
@@ -16,23 +19,25 @@ class DamagedGzipError(ValueError):
 
 
 def file_bytes(path):
-    """The bytes of ``path`` for a byte parser (random access): a read-only memory map, or the
-    decompressed content of a gzip file (by its magic bytes); a UTF-8 byte-order mark is blanked
-    out, so line 1 keeps its number. An empty file gives ``b""``. The caller checks that ``path``
-    is a file (its own message); a damaged gzip raises :class:`DamagedGzipError`."""
+    """The bytes of ``path`` for a byte parser (random access): a read-only memory map of a
+    regular file, the whole content of anything else (a pipe, ``/dev/stdin``, a shell's
+    ``<(...)``: read once as a stream), or the decompressed content of a gzip file (by its magic
+    bytes); a UTF-8 byte-order mark is blanked out, so line 1 keeps its number. An empty file
+    gives ``b""``. The caller checks that ``path`` is a file (its own message); a damaged gzip
+    raises :class:`DamagedGzipError`."""
     import mmap
+    import stat
 
     with open(path, "rb") as fh:
+        regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
         magic = fh.read(3)
-        if magic[:2] == b"\x1f\x8b":
-            import gzip
-            import zlib
-
+        if not regular:  # not seekable, not mappable: read it as it comes
+            data = magic + fh.read() if magic else b""
+            if data[:2] == b"\x1f\x8b":
+                data = _gunzip(data)
+        elif magic[:2] == b"\x1f\x8b":
             fh.seek(0)
-            try:
-                data = gzip.GzipFile(fileobj=fh).read()
-            except (OSError, EOFError, zlib.error) as e:
-                raise DamagedGzipError(str(e)) from None
+            data = _gunzip(fh)
         elif not magic:
             data = b""
         else:
@@ -44,6 +49,18 @@ def file_bytes(path):
     if data[:3] == b"\xef\xbb\xbf":
         data = b"   " + bytes(data[3:])
     return data
+
+
+def _gunzip(src) -> bytes:
+    """The decompressed bytes of a gzip file object or of gzip bytes."""
+    import gzip
+    import io
+    import zlib
+
+    try:
+        return gzip.GzipFile(fileobj=io.BytesIO(src) if isinstance(src, bytes) else src).read()
+    except (OSError, EOFError, zlib.error) as e:
+        raise DamagedGzipError(str(e)) from None
 
 
 @numba.njit(cache=True, nogil=True)
@@ -67,14 +84,15 @@ _POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)  # exact doubl
 
 @numba.njit(cache=True, nogil=True)
 def fast_float(buf, s, e):
-    """Parse ``buf[s:e]`` as a float64 exactly as Python's ``float()`` would.
+    """Parse ``buf[s:e]`` as a float64 exactly as C's ``strtod`` (and Python's ``float()``)
+    would when it takes the whole token.
 
     Handles ``[+-]digits[.digits][(e|E)[+-]digits]`` with at most 18
     significant digits whose value is an exact double times an exact power of
     ten (Clinger's fast path: one correctly rounded multiplication or
     division). Returns ``(False, 0.0)`` for anything else (long mantissas,
-    large exponents, inf/nan, underscores, garbage), which the caller hands to
-    Python's ``float()``.
+    large exponents, inf/nan, hexadecimal, garbage), which the caller hands to
+    :func:`strtod`.
     """
     i = s
     neg = False
@@ -144,3 +162,32 @@ def fast_float(buf, s, e):
     return True, -v if neg else v
 
 
+# C's strtod grammar in the "C" locale (C99 7.20.1.3), whole token, ASCII only: what
+# trec_eval's atof reads when it reads the whole score. Python's float() is wider (it takes
+# '0_9', Unicode digits such as '٠.٩' or '１', surrounding Unicode blanks) and narrower (no
+# hexadecimal floats), so it only ever sees tokens matched here.
+_DECIMAL = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEX = re.compile(rb"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+_SPECIAL = re.compile(rb"([+-]?)(?:(inf|infinity)|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE)
+
+
+def strtod(tok: bytes):
+    """The value C's ``strtod`` gives for the whole of ``tok`` (``[+-]`` then decimal digits
+    with an optional point and ``e`` exponent, a ``0x`` hexadecimal float with an optional
+    ``p`` exponent, ``inf``/``infinity``/``nan``/``nan(chars)`` in any case), correctly
+    rounded as glibc's; ``None`` where strtod would stop before the token's end (``0_9`` is
+    0 and ``1e`` is 1 to trec_eval's ``atof``) or the token is not ASCII. Out of range: an
+    infinity (or 0 for underflow), as strtod gives."""
+    tok = bytes(tok)
+    if _DECIMAL.fullmatch(tok):
+        return float(tok)
+    if _HEX.fullmatch(tok):
+        try:
+            return float.fromhex(tok.decode("ascii"))
+        except OverflowError:
+            return float("-inf") if tok[:1] == b"-" else float("inf")
+    m = _SPECIAL.fullmatch(tok)
+    if m:
+        sign = -1.0 if m.group(1) == b"-" else 1.0
+        return sign * float("inf") if m.group(2) else float("nan")
+    return None

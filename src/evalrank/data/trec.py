@@ -4,14 +4,24 @@ qrels: ``qid iter docno rel`` -- exactly four whitespace-separated fields;
 run: ``qid Q0 docno rank score tag`` -- at least six, anything after the
 sixth ignored (trec_eval 9.0.x, ``get_trec_results.c``). Blank lines and lines
 starting with ``#`` are skipped, a UTF-8 byte-order mark and gzip are read
-transparently, lines may end in CRLF. The rank column and the tag are not
-used: documents are ranked by score (``evalrank.evaluation``).
+transparently, lines may end in CRLF; a file that is not a regular file (a pipe,
+``/dev/stdin``, a shell's ``<(...)``) is read as a stream. The rank column and
+the tag are not used: documents are ranked by score (``evalrank.evaluation``).
+
+Scores are read as trec_eval's ``atof`` (C's ``strtod``, "C" locale) reads the
+whole token: ASCII ``[+-]`` digits with an optional ``.`` and exponent
+(``1e3``, ``+1``, ``.5``, ``1.``), or a hexadecimal float (``0x1p3``). Where
+``atof`` would stop early and give another number (``0_9`` is 0 to it, ``1e``
+is 1), or the token is not ASCII (Arabic-Indic ``٠.٩``, fullwidth ``１``, which
+Python's ``float()`` would take), the line is refused. A carriage return
+followed by more text on its line -- old-Mac line ends, CR only -- is refused
+too: trec_eval reads such a run as one line.
 
 Where trec_eval is lenient with garbage (``atof("high")`` is 0, ``atol("x")``
 is 0), the reader refuses the line instead, naming file and line: a score
 that is not a number, a relevance that is not an integer, a NaN or infinite
-score. A relevance written as ``2.0`` is read as trec_eval's ``atol`` reads
-it (2).
+score (``inf``, ``nan``, ``1e400``). A relevance written as ``2.0`` is read as
+trec_eval's ``atol`` reads it (2); a relevance is ASCII digits after an optional sign.
 
 The bytes are parsed by numba kernels (:func:`read_trec`): one pass over the
 file records, per line, where its query id and document id lie in the
@@ -36,6 +46,7 @@ import numpy as np
 from evalrank.data.bytescan import DamagedGzipError, count_newlines, file_bytes
 from evalrank.data.bytescan import fast_float as _fast_float
 from evalrank.data.bytescan import is_blank as _space
+from evalrank.data.bytescan import strtod
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
@@ -51,7 +62,7 @@ _FNV_OFFSET = np.uint64(14695981039346656037)
 _FNV_PRIME = np.uint64(1099511628211)
 
 # error codes of the scan kernel
-_OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER = 0, 1, 2, 3
+_OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER, _LONE_CR = 0, 1, 2, 3, 4
 
 
 @numba.njit(cache=True, nogil=True)
@@ -100,6 +111,8 @@ def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
     ``ds[j]:de[j]`` and its hash ``dh[j]``, the score or relevance ``value[j]``, the
     1-based line number; ``seg_start`` gets the first data line of every run of equal query
     ids. ``fallback[j]`` marks scores the fast float parser leaves to Python.
+    A carriage return followed by more text on its line (old-Mac line ends, CR only) stops
+    the scan with ``_LONE_CR``; CRLF and blanks after a CR are whitespace as in trec_eval.
     Returns ``(n_lines, n_segments, error, error_line, tok_s, tok_e, n_fields)``.
     """
     n = buf.shape[0]
@@ -112,15 +125,24 @@ def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
     while i < n:
         line += 1
         # skip leading blanks
+        cr = False
         while i < n and _space(buf[i]):
+            if buf[i] == 13:
+                cr = True
             i += 1
         if i >= n:
             break
         if buf[i] == 10:
             i += 1
             continue
+        if cr:
+            return j, nseg, _LONE_CR, line, 0, 0, 0
         if buf[i] == 35:  # '#': a comment line
             while i < n and buf[i] != 10:
+                if buf[i] == 13:
+                    cr = True
+                elif cr and not _space(buf[i]):
+                    return j, nseg, _LONE_CR, line, 0, 0, 0
                 i += 1
             i += 1
             continue
@@ -141,7 +163,11 @@ def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
                 t4s, t4e = s, i
             nf += 1
             while i < n and buf[i] != 10 and _space(buf[i]):
+                if buf[i] == 13:
+                    cr = True
                 i += 1
+            if cr and i < n and buf[i] != 10:
+                return j, nseg, _LONE_CR, line, 0, 0, 0
         i += 1  # past the newline
         if is_run:
             if nf < 6:
@@ -260,6 +286,10 @@ def read_trec(path, kind: str) -> TrecFile:
     if err == _FEW_FIELDS or err == _EXTRA_FIELDS:
         want = "6 fields 'qid Q0 docno rank score tag' (or more)" if is_run else "4 fields 'qid iter docno rel'"
         raise TrecFormatError(f"{path}:{eline}: a {kind} line has {want}, got {nf}")
+    if err == _LONE_CR:
+        raise TrecFormatError(f"{path}:{eline}: a carriage return (CR) not followed by a newline: old-Mac "
+                              "line ends (CR only), which trec_eval does not read as line ends; convert them to LF "
+                              "(tr '\\r' '\\n')")
     if err == _BAD_NUMBER:
         tok = bytes(buf[ts:te]).decode("utf-8", "replace")
         raise TrecFormatError(f"{path}:{eline}: relevance {tok!r} is not an integer")
@@ -267,12 +297,14 @@ def read_trec(path, kind: str) -> TrecFile:
         raise TrecFormatError(f"{path}: no {kind} lines (the file is empty or all comments)")
     qs, qe, ds, de, dh, value, line_of, fb = (a[:n] for a in (qs, qe, ds, de, dh, value, line_of, fb))
     if is_run:
-        for j in np.flatnonzero(fb):  # long mantissas, exponents beyond 1e22, nan, inf: Python's float
-            tok = bytes(buf[_token(buf, ds[j], 4)]).decode("utf-8", "replace")
-            try:
-                value[j] = float(tok)
-            except ValueError:
-                raise TrecFormatError(f"{path}:{line_of[j]}: score {tok!r} is not a number") from None
+        for j in np.flatnonzero(fb):  # long mantissas, exponents beyond 1e22, hex, nan, inf: C's strtod
+            raw = bytes(buf[_token(buf, ds[j], 4)])
+            v = strtod(raw)
+            if v is None:
+                tok = raw.decode("utf-8", "replace")
+                raise TrecFormatError(f"{path}:{line_of[j]}: score {tok!r} is not a number (C's strtod, as "
+                                      "trec_eval reads scores: ASCII digits, '.', an exponent)") from None
+            value[j] = v
         bad = ~np.isfinite(value)
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
