@@ -1,8 +1,11 @@
 """File I/O at the edges: atomic writes, deterministic array and table files.
 
-All writers go through :func:`atomic_path`: content is written to a temporary
-file in the destination folder and moved into place with ``os.replace``, so an
-interrupted run never leaves a truncated output that looks complete.
+All writers go through :func:`atomic_path`: content for a new path or a regular
+file is written to a temporary file in the destination folder and moved into
+place with ``os.replace``, so an interrupted run never leaves a truncated output
+that looks complete; a symlink keeps pointing where it did and the file it points
+to is replaced; a device, a FIFO or ``/dev/stdout`` is written through, as the
+shell's ``>`` would. OS errors name the path the caller gave.
 Array files are ``.npz`` archives written with fixed zip timestamps, so the same
 arrays always give the same bytes.
 """
@@ -10,9 +13,11 @@ arrays always give the same bytes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io as _io
 import json
 import os
+import stat
 import tempfile
 import zipfile
 from pathlib import Path
@@ -38,26 +43,102 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success move it onto ``path``.
+    """Yield the path to write ``path``'s content to.
 
-    On any exception the temporary file is removed and ``path`` is untouched.
+    - A new path or a regular file: a temporary file beside it, moved onto it with
+      ``os.replace`` on success; on any exception it is removed and ``path`` is untouched. A
+      file that existed keeps its permission bits, a new one gets the umask's.
+    - A symlink (to a file, or dangling): the same for the file it points to; the link stays.
+    - Anything else -- a device (``/dev/null``), a FIFO, a link into ``/proc`` such as
+      ``/dev/stdout`` or ``/dev/fd/N`` -- is written through: ``path`` itself is yielded and
+      nothing is renamed, so the device stays a device.
+
+    A directory raises :class:`IsADirectoryError`; every OS error (a full disk, a missing
+    permission, a parent that is a file) is raised with ``path`` as its file name, never the
+    temporary file's.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    suffix = path.suffix if suffix is None else suffix
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=f".tmp{suffix}", dir=path.parent)
+    try:
+        target, through, mode = _destination(path)
+    except OSError as e:
+        raise _named(e, path) from None
+    if through:
+        try:
+            yield path
+        except OSError as e:
+            if e.filename not in (None, str(path)):
+                raise
+            raise _named(e, path) from None
+        return
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a parent is a file
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path)) from None
+    except OSError as e:
+        raise _named(e, path) from None
+    suffix = target.suffix if suffix is None else suffix
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{suffix}", dir=target.parent)
+    except OSError as e:
+        raise _named(e, path) from None
     os.close(fd)
     tmp_path = Path(tmp)
     try:
         yield tmp_path
         if tmp_path.exists():
-            # mkstemp creates 0600; give the final file the usual umask-based mode.
-            os.chmod(tmp_path, 0o666 & ~_umask())
-        os.replace(tmp_path, path)
-    except BaseException:
+            # mkstemp creates 0600: the old file's bits, or the usual umask-based mode
+            os.chmod(tmp_path, 0o666 & ~_umask() if mode is None else stat.S_IMODE(mode))
+        os.replace(tmp_path, target)
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             tmp_path.unlink()
+        if isinstance(e, OSError) and e.filename in (None, tmp, str(target)):
+            raise _named(e, path) from None
         raise
+
+
+def _destination(path: Path) -> tuple[Path, bool, int | None]:
+    """``(file to replace, write through?, its mode or None)`` for :func:`atomic_path`."""
+    try:
+        st = os.stat(path)  # follows symlinks
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return path, True, None  # a device, a FIFO, a socket
+    if not os.path.islink(path):
+        return path, False, None if st is None else st.st_mode
+    if _into_proc(path):
+        return path, True, None  # /dev/stdout, /dev/fd/N: the shell's open file, whatever it is
+    target = Path(os.path.realpath(path))
+    if st is None:
+        return target, False, None  # a dangling link: create the file it names
+    real = os.stat(target)
+    if (real.st_dev, real.st_ino) != (st.st_dev, st.st_ino):
+        return path, True, None
+    return target, False, st.st_mode
+
+
+def _into_proc(path: Path) -> bool:
+    """Whether ``path`` is, or leads through symlinks to, a link in ``/proc`` (``/dev/stdout`` ->
+    ``/proc/self/fd/1``): such a link names an open file, not a place to put a new one."""
+    p = os.path.abspath(path)
+    for _ in range(40):
+        parent = os.path.realpath(os.path.dirname(p))
+        if parent == "/proc" or parent.startswith("/proc/"):
+            return True
+        if not os.path.islink(p):
+            return False
+        p = os.path.join(parent, os.readlink(p))
+    return True  # a loop: written through, open() names it
+
+
+def _named(e: OSError, path: Path) -> OSError:
+    """``e`` with ``path`` as its file name (a temporary file's name, or none, replaced)."""
+    if e.errno is None:
+        return e
+    return OSError(e.errno, e.strerror or os.strerror(e.errno), str(path))
 
 
 def _umask() -> int:
@@ -95,8 +176,10 @@ def save_arrays(path: str | os.PathLike, /, **arrays: np.ndarray) -> None:
     Object arrays are refused (they would need pickle); store strings as
     fixed-width unicode arrays instead.
     """
-    with atomic_path(path, suffix=".npz") as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+    with atomic_path(path, suffix=".npz") as tmp, open(tmp, "wb") as fh:
+        # a device or a FIFO (written through) cannot be seeked in: zipfile streams to it
+        out = fh if stat.S_ISREG(os.fstat(fh.fileno()).st_mode) else _Stream(fh)
+        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
             for name in sorted(arrays):
                 arr = np.asarray(arrays[name])
                 if arr.dtype == object:
@@ -106,6 +189,19 @@ def save_arrays(path: str | os.PathLike, /, **arrays: np.ndarray) -> None:
                 info = zipfile.ZipInfo(f"{name}.npy", date_time=_EPOCH)
                 info.external_attr = 0o644 << 16
                 zf.writestr(info, buf.getvalue())
+
+
+class _Stream:
+    """A file object that is only written to (zipfile then writes no back-patched headers)."""
+
+    def __init__(self, fh):
+        self._fh = fh
+
+    def write(self, data):
+        return self._fh.write(data)
+
+    def flush(self):
+        self._fh.flush()
 
 
 class DamagedFileError(ValueError):
