@@ -180,3 +180,216 @@ def test_every_command_fails_in_one_line_on_unreadable_files(command, tmp_path, 
     assert "Traceback" not in err
     if rc == 1:
         assert err.startswith(f"evalrank {command}: error: ") and err.count("\n") == 1, err
+
+
+# ---------------------------------------------------------------------------
+# issue 28 item 6: outputs that are not regular files, inputs that are pipes, and OS errors
+# that name the path and the option, never a Python exception
+# ---------------------------------------------------------------------------
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 1\n"
+RUN = "q1 Q0 d1 1 0.3 t\nq1 Q0 d2 2 0.95 t\nq1 Q0 d3 3 0.9 t\n"
+MAP = "map                   \tall\t0.5833\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels").write_text(QRELS)
+    (tmp_path / "run").write_text(RUN)
+    return tmp_path / "qrels", tmp_path / "run"
+
+
+@pytest.fixture
+def no_replace(monkeypatch):
+    """Fail the test before anything is renamed if a writer makes a temporary file or renames
+    one: a device can never be replaced here, even by a broken atomic_path run as root."""
+    from evalrank import io
+
+    def boom(*a, **k):
+        raise AssertionError(f"atomic replace attempted: {a}")
+    monkeypatch.setattr(io.tempfile, "mkstemp", boom)
+    monkeypatch.setattr(io.os, "replace", boom)
+
+
+def _thread(fn):
+    import threading
+
+    got = []
+    t = threading.Thread(target=lambda: got.append(fn()), daemon=True)
+    t.start()
+    return t, got
+
+
+def _read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def test_out_to_a_fifo_writes_through(files, tmp_path):
+    import os
+    import stat
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    t, got = _thread(lambda: _read(fifo))
+    run("evaluate", "-m", "map", *files, "-o", fifo, check_rc=0)
+    t.join(10)
+    assert got == [MAP.encode()] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_out_to_a_symlink_replaces_its_target(files, tmp_path):
+    link = tmp_path / "out.txt"
+    (tmp_path / "target.txt").write_text("old\n")
+    link.symlink_to("target.txt")
+    run("evaluate", "-m", "map", *files, "--out", link, check_rc=0)
+    assert link.is_symlink() and (tmp_path / "target.txt").read_text() == MAP
+
+
+def test_out_to_dev_null_writes_through(files, no_replace):
+    import os
+    import stat
+
+    ran = run("evaluate", "-m", "map", *files, "-o", "/dev/null", check_rc=0)
+    assert ran.stdout == "" and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.parametrize("opt", ["-o", "--out"])
+def test_out_to_a_full_device_names_option_and_path(files, no_replace, opt):
+    """/dev/full through the write-through path only (no_replace fails the test before any rename):
+    one line naming the option and the path, and /dev/full stays a character device."""
+    import os
+    import stat
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    err = run("evaluate", "-m", "map", *files, opt, "/dev/full").stderr
+    assert err == f"evalrank evaluate: error: {opt} /dev/full: No space left on device\n"
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_out_to_dev_stdout_and_dev_fd_write_through(files, no_replace):
+    """-o /dev/stdout (here fd 1 is a pipe for the time of the call) and -o /dev/fd/N (a
+    shell's >(...)): links into /proc that name an open file, written through."""
+    import os
+
+    if not os.path.isdir("/dev/fd"):
+        pytest.skip("no /dev/fd here")
+    r, w = os.pipe()
+    t, got = _thread(lambda: os.read(r, 1 << 16))
+    saved = os.dup(1)
+    try:
+        os.dup2(w, 1)
+        run("evaluate", "-m", "map", *files, "-o", "/dev/stdout", check_rc=0)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    t.join(10)
+    assert got == [MAP.encode()]
+    t, got = _thread(lambda: os.read(r, 1 << 16))
+    run("evaluate", "-m", "map", *files, "-o", f"/dev/fd/{w}", check_rc=0)
+    t.join(10)
+    os.close(r)
+    os.close(w)
+    assert got == [MAP.encode()]
+
+
+def test_inputs_from_pipes_are_read(files):
+    """<(...) gives /dev/fd/N of a pipe: not seekable, not mappable; read as a stream (it was
+    '[Errno 22] Invalid argument')."""
+    import os
+
+    if not os.path.isdir("/dev/fd"):
+        pytest.skip("no /dev/fd here")
+    fds = []
+    for text in (QRELS, RUN):
+        r, w = os.pipe()
+        os.write(w, text.encode())  # small: fits the pipe
+        os.close(w)
+        fds.append(r)
+    try:
+        ran = run("evaluate", "-m", "map", *(f"/dev/fd/{r}" for r in fds), check_rc=0)
+    finally:
+        for r in fds:
+            os.close(r)
+    assert ran.stdout == MAP
+
+
+def _shell(line, **kw):
+    import shutil
+    import subprocess
+    import sys
+
+    if not shutil.which("bash"):
+        pytest.skip("no bash here")
+    return subprocess.run(["bash", "-c", line.replace("EVALRANK", f"'{sys.executable}' -m evalrank")],
+                          capture_output=True, text=True, timeout=120, **kw)
+
+
+def test_process_substitution_in_a_real_shell(files):
+    q, r = files
+    ran = _shell(f"EVALRANK evaluate -m map <(cat '{q}') <(gzip -c '{r}') -o >(cat)")
+    assert ran.returncode == 0 and ran.stdout == MAP and ran.stderr == "", ran
+
+
+def test_closed_stdout_is_said_so(files, tmp_path):
+    q, r = files
+    ran = _shell(f"EVALRANK evaluate -m map '{q}' '{r}' >&-")
+    assert ran.returncode == 1 and ran.stderr == "evalrank evaluate: error: standard output is closed (Bad file " \
+                                                 "descriptor)\n", ran
+    out = tmp_path / "out.txt"
+    ran = _shell(f"EVALRANK evaluate -m map '{q}' '{r}' -o '{out}' >&-")
+    assert ran.returncode == 0 and out.read_text() == MAP, ran
+
+
+def test_full_stdout_is_said_so(files):
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    q, r = files
+    ran = _shell(f"EVALRANK evaluate -m map '{q}' '{r}' > /dev/full")
+    assert ran.returncode == 1 and ran.stderr == "evalrank evaluate: error: standard output: No space left on " \
+                                                 "device\n", ran
+
+
+def test_a_reader_that_leaves_ends_the_command_quietly(files):
+    """stdout a pipe whose reader has gone ('| head'): exit 1, nothing on stderr (it was
+    '[Errno 32] Broken pipe' and 'Exception ignored ... BrokenPipeError')."""
+    import os
+    import subprocess
+    import sys
+
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        ran = subprocess.run([sys.executable, "-m", "evalrank", "evaluate", "-q", "-m", "map", *map(str, files)],
+                             stdout=w, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(w)
+    assert ran.returncode == 1 and ran.stderr == "", ran.stderr
+
+
+@pytest.mark.parametrize("measure", ["P.99999999999999999999", "ndcg@99999999999999999999", "ndcg_cut.5,1e30",
+                                     "P.\u0663", "ndcg@\uff15"])
+def test_a_huge_cutoff_is_named(files, measure):
+    """A cut-off beyond int64 (it was 'OverflowError: Python int too large to convert to C long')
+    or not ASCII digits (str.isdigit took '٣' as 3): one line naming the measure."""
+    err = run("evaluate", "-m", measure, *files).stderr
+    assert err.startswith(f"evalrank evaluate: error: measure '{measure}': ") and "Error" not in err, err
+
+
+def test_out_errors_name_the_option(files, tmp_path):
+    err = run("evaluate", "-m", "map", *files, "-o", tmp_path).stderr
+    assert err == f"evalrank evaluate: error: -o {tmp_path}: Is a directory\n"
+    err = run("evaluate", "-m", "map", *files, "--out", tmp_path / "run" / "x").stderr
+    assert err == f"evalrank evaluate: error: --out {tmp_path / 'run' / 'x'}: Not a directory\n"
+
+
+def test_out_dir_errors_name_the_option(tmp_path):
+    """A file of --out-dir that cannot be written: the option, the file, the reason (it was the
+    temporary file's name)."""
+    qrels, runs = _runs(tmp_path)
+    (tmp_path / "out" / "table6.csv").mkdir(parents=True)
+    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--out-dir", tmp_path / "out").stderr
+    assert err.endswith(f"\nevalrank risk: error: --out-dir {tmp_path / 'out' / 'table6.csv'}: Is a directory\n"), err

@@ -30,11 +30,15 @@ sets (``synthesize --layout``, ``theory-lists --stream-partition``) keep a docum
 Every error ends as one line ``evalrank <command>: error: ...`` on stderr (``evalrank stage
 parse: error: ...`` for a stage), exit status 1 (2 for bad arguments, from argparse; 130 on
 Ctrl-C), never a traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error.
+An OS error names the file and the option that gave it (``-o /dev/full: No space left on
+device``), never ``[Errno N]``; standard output closed (``>&-``) or full is said so; a reader of
+standard output that goes away (``| head``) ends the command quietly, as it ends other Unix tools.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -119,14 +123,23 @@ def main(argv=None) -> int:
     """Run one command. Every error ends as one line ``evalrank <command>: error: ...`` on
     stderr and exit status 1 (2 for bad arguments, from argparse; 130 on Ctrl-C), never a
     traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if sys.stderr is None:  # 2>&-: print(file=None) would write to stdout
+        sys.stderr = open(os.devnull, "w")
+    stdout = sys.stdout
+    sys.stdout = _Stdout(stdout)
     try:
         args.func(args)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         print(f"evalrank {args.command}: interrupted", file=sys.stderr)
         return 130
+    except _StdoutGone:  # '| head': the reader has what it wanted
+        _silence_stdout(stdout)
+        return 1
     except (ValueError, TypeError, OSError, RuntimeError, LookupError) as e:
-        print(f"evalrank {args.command}: error: {_message(e)}", file=sys.stderr)
+        print(f"evalrank {args.command}: error: {_message(e, _options(parser, args, argv))}", file=sys.stderr)
         return 1
     except Exception as e:  # a bug, or a library's own exception type: still one line
         if os.environ.get("EVALRANK_DEBUG"):
@@ -134,16 +147,112 @@ def main(argv=None) -> int:
         print(f"evalrank {args.command}: error: {type(e).__name__}: {_message(e)} "
               "(EVALRANK_DEBUG=1 shows the traceback)", file=sys.stderr)
         return 1
+    finally:
+        if isinstance(sys.stdout, _Stdout):
+            sys.stdout = stdout
     return 0
 
 
-def _message(e: BaseException) -> str:
-    """The exception's text; for OS errors with a file name, 'path: reason'."""
+class _StdoutGone(BrokenPipeError):
+    """Standard output's reader went away."""
+
+
+class _Stdout:
+    """Standard output as the commands write to it: its OS errors say 'standard output'
+    (there is no file name to give), a closed one (``>&-``, ``sys.stdout`` None) fails when
+    written to, not before, and a broken pipe is told apart from a FIFO given as ``-o``."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _call(self, name, *a):
+        if self._stream is None:
+            raise OSError(errno.EBADF, "standard output is closed (Bad file descriptor)")
+        try:
+            return getattr(self._stream, name)(*a)
+        except BrokenPipeError:
+            raise _StdoutGone(errno.EPIPE, os.strerror(errno.EPIPE)) from None
+        except OSError as e:
+            if e.errno is None:
+                raise
+            raise OSError(e.errno, f"standard output: {e.strerror or os.strerror(e.errno)}") from None
+
+    def write(self, text):
+        return self._call("write", text)
+
+    def writelines(self, lines):
+        return self._call("writelines", lines)
+
+    def flush(self):
+        if self._stream is not None:
+            self._call("flush")
+
+    def __getattr__(self, name):
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def _silence_stdout(stdout) -> None:
+    """Point file descriptor 1 at /dev/null, so that the interpreter's last flush of what is
+    still buffered does not fail on the broken pipe again."""
+    try:
+        fd = stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, fd)
+    os.close(null)
+
+
+def _options(parser, args, argv) -> dict:
+    """{value: option} of the path-like options the command was given (``-o out.txt`` ->
+    ``{'out.txt': '-o'}``), the option as typed where it can be told."""
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    sub = parser
+    while True:  # the innermost parser: 'evalrank stage parse'
+        actions = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]
+        if not actions or getattr(args, actions[0].dest, None) is None:
+            break
+        sub = actions[0].choices[getattr(args, actions[0].dest)]
+    out = {}
+    for action in sub._actions:
+        if not action.option_strings or action.dest in ("help", "func", "command"):
+            continue
+        value = getattr(args, action.dest, None)
+        typed = next((o for o in action.option_strings
+                      if any(t == o or t.startswith(o + "=") or (len(o) == 2 and t.startswith(o) and len(t) > 2)
+                             for t in argv)), max(action.option_strings, key=len))
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, (str, os.PathLike)) and str(v):
+                out.setdefault(os.path.normpath(os.fspath(v)), typed)
+    return out
+
+
+def _message(e: BaseException, options: dict | None = None) -> str:
+    """The exception's text; for OS errors 'path: reason', with the option that gave the path
+    ('-o path: reason'), never '[Errno N]'."""
     if isinstance(e, OSError) and e.filename and e.strerror and str(e.filename) not in e.strerror:
-        return f"{e.filename}: {e.strerror}"
+        return f"{_with_option(str(e.filename), options)}: {e.strerror}"
+    if isinstance(e, OSError) and e.errno is not None and e.strerror:
+        return e.strerror  # no file name: '[Errno 28] ...' would say less
     if isinstance(e, MemoryError):
         return "out of memory"
     text = str(e)
     if isinstance(e, KeyError) and len(e.args) == 1:
         text = f"missing {e.args[0]!r}"
+    if isinstance(e, OSError) and options:  # our own 'PATH does not exist' and the like
+        for value, opt in options.items():
+            if text.startswith(value + " ") or text.startswith(value + ":"):
+                return f"{opt} {text}"
     return text or type(e).__name__
+
+
+def _with_option(path: str, options: dict | None) -> str:
+    """``path`` prefixed with the option whose value it is, or lies under (``--out-dir``)."""
+    p = os.path.normpath(path)
+    best = None
+    for value, opt in (options or {}).items():
+        if (p == value or p.startswith(value.rstrip(os.sep) + os.sep)) and (best is None or len(value) > len(best[0])):
+            best = (value, opt)
+    return path if best is None else f"{best[1]} {path}"

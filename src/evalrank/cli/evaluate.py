@@ -110,7 +110,9 @@ def _common(s, default_measures: str) -> None:
     s.add_argument("--convention", default="trec",
                    help="the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): trec, gdeval, ranklib, "
                         "letor3, letor4, ms, yahoo, sklearn, lightgbm, xgboost")
-    s.add_argument("-o", "--out", metavar="FILE", help="write to FILE (atomically; default: stdout)")
+    s.add_argument("-o", "--out", metavar="FILE",
+                   help="write to FILE (default: stdout): a regular file atomically, a symlink's target likewise, "
+                        "a device, FIFO or /dev/stdout written through")
 
 
 def add_parsers(sub) -> None:

@@ -115,12 +115,27 @@ _TREC_RE = re.compile(r"^(?P<name>[A-Za-z_\-]+)(?:\.(?P<cuts>[^\s]+))?$")
 _RANK_RE = re.compile(r"^(?P<fam>[A-Za-z0-9_]+)(?:\((?P<opts>[^()]*)\))?(?:@(?P<k>.+))?$")
 
 
+#: the largest cut-off (the engine counts ranks in int64)
+MAX_CUTOFF = 2**63 - 1
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only (``str.isdigit`` takes Arabic-Indic and fullwidth digits too)."""
+    return text.isascii() and text.isdigit()
+
+
+def _check_size(k: int, part: str, name: str) -> None:
+    if k > MAX_CUTOFF:
+        raise ValueError(f"measure {name!r}: cut-off {part.strip()} is too large (at most {MAX_CUTOFF})")
+
+
 def _cutoffs(text: str, name: str) -> tuple[int, ...]:
     out = []
     for part in text.split(","):
-        if not part.strip().isdigit() or int(part) < 1:
+        if not _digits(part.strip()) or int(part) < 1:
             raise ValueError(f"measure {name!r}: cut-offs must be positive integers separated by commas, got "
                              f"{part!r}")
+        _check_size(int(part), part, name)
         out.append(int(part))
     if len(set(out)) != len(out):
         raise ValueError(f"measure {name!r}: a cut-off is repeated (trec_eval: 'Cutoffs must be positive without "
@@ -132,7 +147,9 @@ def _rank_cutoff(k: str, name: str):
     from evalrank.metrics.cutoffs import parse_cutoff
 
     k = k.strip()
-    cut = int(k) if k.isdigit() else k
+    cut = int(k) if _digits(k) else k
+    if isinstance(cut, int):
+        _check_size(cut, k, name)
     try:
         parse_cutoff(cut)
     except (TypeError, ValueError) as e:
