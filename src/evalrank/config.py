@@ -148,6 +148,16 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
                        ("active.train_sizes.budget", act.get("train_sizes", {}).get("budget"))):
         if value is not None and budgets and not any(abs(value - b) < 1e-9 for b in budgets):
             problems.append((key, f"{value} must be one of active.budgets {budgets}"))
+    camp = act.get("campaign", {})
+    cb = camp.get("budgets", [])
+    if any(b1 <= b0 for b0, b1 in zip(cb, cb[1:])):
+        problems.append(("active.campaign.budgets", f"must be strictly increasing, got {cb}"))
+    tb = camp.get("tune_budget")
+    if tb is not None and cb and not any(abs(tb - b) < 1e-9 for b in cb):
+        problems.append(("active.campaign.tune_budget", f"{tb} must be one of active.campaign.budgets {cb}"))
+    if 0 < camp.get("repetitions", 0) < act.get("shards", 1):
+        problems.append(("active.campaign.repetitions", f"{camp['repetitions']} is below active.shards "
+                         f"({act.get('shards', 1)}): a shard would have no campaign"))
     ts = act.get("train_sizes", {})
     if ts.get("sizes") and ts["base"] in ts["sizes"]:
         problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
