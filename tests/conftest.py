@@ -55,3 +55,16 @@ def trec_files(tmp_path):
             path.write_text(text if isinstance(text, str) else "\n".join(text) + "\n")
         return paths
     return write
+
+
+@pytest.fixture
+def no_replace(monkeypatch):
+    """Fail the test, before anything is renamed, if a writer makes a temporary file or renames
+    one (evalrank.io.atomic_path): so a device (/dev/null, /dev/full) can never be replaced by a
+    regular file in a test, even by a broken atomic_path run as root."""
+    from evalrank import io
+
+    def boom(*a, **k):
+        raise AssertionError(f"atomic replace attempted: {a}")
+    monkeypatch.setattr(io.tempfile, "mkstemp", boom)
+    monkeypatch.setattr(io.os, "replace", boom)

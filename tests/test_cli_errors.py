@@ -198,18 +198,6 @@ def files(tmp_path):
     return tmp_path / "qrels", tmp_path / "run"
 
 
-@pytest.fixture
-def no_replace(monkeypatch):
-    """Fail the test before anything is renamed if a writer makes a temporary file or renames
-    one: a device can never be replaced here, even by a broken atomic_path run as root."""
-    from evalrank import io
-
-    def boom(*a, **k):
-        raise AssertionError(f"atomic replace attempted: {a}")
-    monkeypatch.setattr(io.tempfile, "mkstemp", boom)
-    monkeypatch.setattr(io.os, "replace", boom)
-
-
 def _thread(fn):
     import threading
 

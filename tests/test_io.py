@@ -64,17 +64,6 @@ def test_atomic_files_get_umask_mode(tmp_path):
 # ---------------------------------------------------------------------------
 # issue 28 item 6: where the output is not a regular file
 # ---------------------------------------------------------------------------
-@pytest.fixture
-def no_replace(monkeypatch):
-    """Fail the test, before anything is renamed, if a writer makes a temporary file or renames
-    one: so a device (/dev/null, /dev/full) can never be replaced by a regular file here, even
-    by a broken atomic_path run as root."""
-    def boom(*a, **k):
-        raise AssertionError(f"atomic replace attempted: {a}")
-    monkeypatch.setattr(io.tempfile, "mkstemp", boom)
-    monkeypatch.setattr(io.os, "replace", boom)
-
-
 def _reader(path):
     """Read ``path`` (a FIFO, a pipe) in a thread; ``got`` holds the bytes once it is joined."""
     got = []
