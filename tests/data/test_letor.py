@@ -365,3 +365,36 @@ def test_fast_path_agrees_with_python_float():
             accepted += 1
             assert np.float64(v).view(np.int64) == np.float64(float(tok)).view(np.int64), tok
     assert accepted > len(toks) // 2
+
+
+def test_a_fifo_is_read_as_a_stream_and_an_empty_one_is_refused(tmp_path):
+    """A FIFO (what a shell's <(...) gives) has no size: it is read, not refused as empty (issue
+    28 item 6), to the regular file's values; an empty FIFO is still 'empty'."""
+    import threading
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    text = "".join(f"{g} qid:{q} 1:{0.5 + q} 2:{g / 3:.4f} # docid = d{q}-{i}\n"
+                   for q in range(300) for i, g in enumerate((0, 2, 1, 4)))   # more than a pipe holds
+    regular = _write(tmp_path, text)
+    want = read_letor(regular, n_features=2, doc_ids=True)
+
+    def feed(path, data):
+        def write():
+            with open(path, "wb") as fh:
+                fh.write(data)
+        t = threading.Thread(target=write, daemon=True)
+        t.start()
+        return t
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    t = feed(fifo, text.encode())
+    got = read_letor(fifo, n_features=2, doc_ids=True)
+    t.join(10)
+    assert np.array_equal(got.features, want.features) and np.array_equal(got.labels, want.labels)
+    assert np.array_equal(got.offsets, want.offsets) and list(got.doc_ids) == list(want.doc_ids)
+    t = feed(fifo, b"")
+    with pytest.raises(LetorFormatError, match="empty"):
+        read_letor(fifo)
+    t.join(10)

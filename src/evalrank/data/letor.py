@@ -722,8 +722,7 @@ def read_letor(path, *, n_features=None, max_grade=None, doc_ids=False, show_pro
         raise IsADirectoryError(f"{path} is a directory, not a LETOR file")
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
-    size = path.stat().st_size
-    if size == 0:
+    if path.is_file() and path.stat().st_size == 0:   # a pipe's size says nothing: read it first
         raise LetorFormatError(path, 0, "file has no documents (it is empty)")
 
     try:
