@@ -60,9 +60,6 @@ OVERCONFIDENT = 3.0
 #: ``1 / epsilon`` (``evalrank active plan --epsilon``)
 DEFAULT_EPSILON = 0.05
 
-#: the plan's settings that a continuation keeps (and a pool given with ``--continue`` must match)
-CARRIED = ("measure", "method", "seed", "epsilon", "runs", "model", "difference")
-
 
 def parse_campaign_measure(measure) -> tuple[str, int | None]:
     """``"err"`` / ``"dcg@10"`` / ``"ndcg@10"`` -> ``(family, k)`` (the package's measure names,
@@ -306,6 +303,14 @@ def _number(value, name: str) -> float:
     return float(value)
 
 
+def _budget(value) -> float:
+    """A round's budget: a finite number > 0."""
+    budget = _number(value, "budget")
+    if not (np.isfinite(budget) and budget > 0):
+        raise ValueError(f"budget must be > 0, got {budget!r}")
+    return budget
+
+
 def _cumulative(budgets) -> list[float]:
     """The total budget after each round (summed left to right, as :func:`extend` adds them)."""
     total, out = 0.0, []
@@ -333,9 +338,7 @@ def plan(pool: Pool, *, budget: float, measure: str = "err", method: str = "acti
     must then be the previous plan's, and the pool its rankings, label model and costs)."""
     from evalrank.active.sampling import defensive, max_weight
 
-    budget = _number(budget, "budget")
-    if not (np.isfinite(budget) and budget > 0):
-        raise ValueError(f"budget must be > 0, got {budget!r}")
+    budget = _budget(budget)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     parse_campaign_measure(measure)
@@ -379,9 +382,7 @@ def extend(previous: Plan, budget: float) -> Plan:
     stream, the total budget the sum of the rounds'; the new plan starts with every draw of the
     previous one (unless the total covers the whole pool: then every query once), and keeps its
     ``t_star`` and ``epsilon``."""
-    budget = _number(budget, "budget")
-    if not (np.isfinite(budget) and budget > 0):
-        raise ValueError(f"budget must be > 0, got {budget!r}")
+    budget = _budget(budget)
     s = dict(previous.settings)
     total = float(s["budget"]) + budget
     d = planned_draws(previous.q, previous.costs, total, s["seed"], s["max_draws"])
@@ -430,13 +431,6 @@ def check_plan(p: Plan) -> list[str]:
     flags = {"spent": p.spent, "whole_pool": p.whole_pool, "exhausted": p.exhausted, "capped": p.capped}
     bad += [f"{k} is {v!r}, the draws give {last[k]!r}" for k, v in flags.items() if last[k] != v]
     return bad
-
-
-def plan_digest(p: Plan) -> str:
-    """A short hash of a plan's draws and settings (written into estimates)."""
-    h = hashlib.sha256(json.dumps(p.settings, sort_keys=True).encode())
-    h.update(np.ascontiguousarray(p.draws).tobytes())
-    return h.hexdigest()[:16]
 
 
 def query_losses(labels, offsets, order, measure: str, n_grades: int, ideal_offsets=None) -> np.ndarray:
@@ -696,7 +690,7 @@ def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: s
     """
     from evalrank.active import confseq
     from evalrank.active.estimators import ESTIMATORS, aipw_terms
-    from evalrank.active.interval import weighted_interval
+    from evalrank.active.interval import half_width, weighted_interval
 
     if estimator not in ESTIMATORS:
         raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {estimator!r}")
@@ -743,13 +737,9 @@ def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: s
         cs = confseq.betting_cs(psi, bounds[0], bounds[1], level=level)
         low, high, mean = cs["ci_low"], cs["ci_high"], cs["estimate"]
     else:
-        from scipy import stats
-
         t = np.arange(1, n + 1, dtype=np.float64)
         mean, var = confseq.running_moments(psi)
-        se = np.sqrt(var * t / np.maximum(t - 1, 1) / t)
-        qt = stats.t.ppf(0.5 + level / 2, np.maximum(t - 1, 1))
-        half = np.where(t > 1, qt * se, np.inf)
+        half = half_width(np.sqrt(var * t / np.maximum(t - 1, 1) / t), t, level)
         low, high = mean - half, mean + half
     rows = [{"draws": e, "estimate": float(mean[e - 1]), "ci_low": float(low[e - 1]), "ci_high": float(high[e - 1])}
             for e in ends]

@@ -86,13 +86,6 @@ def offset_share(q, values, f) -> float:
     return part / var if var > 0 else 0.0
 
 
-def _t_table(n: int, level: float) -> np.ndarray:
-    from scipy import stats
-
-    t = np.arange(1, n + 1, dtype=np.float64)
-    return stats.t.ppf(0.5 + level / 2, np.maximum(t - 1.0, 1.0))
-
-
 def _misses(miss, counts):
     """``miss_at`` (a miss at the look of each budget) and ``miss_since`` (a miss at some look
     after the previous budget's, up to this budget's) from per-draw misses (R, T)."""
@@ -116,6 +109,7 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     :data:`STATS`, ``draws_<eps index>`` (campaigns, budgets) and ``max_weight`` per epsilon."""
     from evalrank.active.campaign import predicted_term_variance
     from evalrank.active.confseq import BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width
+    from evalrank.active.interval import half_width, interval_from_sums
     from evalrank.active.sampling import defensive, max_weight
 
     budgets = np.asarray(budgets, dtype=np.float64)
@@ -159,29 +153,28 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         w, Ld, fd = wq[D], L[D], f[D]
         t_star = np.maximum(counts[:, tb], 2).astype(np.float64)[:, None]
         rho2 = np.array([best_rho2(ts, alpha) for ts in t_star[:, 0]])[:, None]
-        tq = _t_table(T, level)
         # AIPW terms: running mean and variance (divisor t - 1)
         psi = fbar + w * (Ld - fd)
         mean_a = np.cumsum(psi, axis=1) / t
         ss_a = np.maximum(np.cumsum(psi * psi, axis=1) - t * mean_a ** 2, 0.0)
         s2_a = ss_a / np.maximum(t - 1.0, 1.0)
         floor_a = predicted_term_variance(q, v)
-        # eq. 6: the self-normalized mean and its delta-method variance (interval.interval_from_sums)
-        sw = np.cumsum(w, axis=1)
-        est_6 = np.cumsum(w * Ld, axis=1) / sw
-        ss_6 = np.maximum(np.cumsum(w * w * Ld * Ld, axis=1) - 2 * est_6 * np.cumsum(w * w * Ld, axis=1)
-                          + est_6 ** 2 * np.cumsum(w * w, axis=1), 0.0)
-        se2_6 = ss_6 * t / np.maximum(t - 1.0, 1.0) / (sw * sw)
+        # eq. 6 and its delta-method standard error after every draw, from the running sums
+        ww = w * w
+        est_6, se_6, half_6 = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Ld, ww, ww * Ld, ww * Ld * Ld)),
+                                                 t, level=level)
         floor_6 = predicted_term_variance(q, v, f)
         for est_name, interval in COMBOS:
             if est_name == "aipw":
                 est, var_term, floor = mean_a, s2_a, floor_a
             else:
-                est, var_term, floor = est_6, se2_6 * t, floor_6
+                est, var_term, floor = est_6, se_6 ** 2 * t, floor_6
             if interval == "cs":
                 half = cs_half_width(t, var_term, rho2, alpha, floor)
+            elif est_name == "eq6":
+                half = half_6
             else:
-                half = np.where(t > 1, tq * np.sqrt(var_term / t), np.inf)
+                half = half_width(np.sqrt(var_term / t), t, level)
             miss = (np.abs(est - truth) > half) & valid
             at, since = _misses(miss, counts)
             rows = np.arange(R)[:, None]

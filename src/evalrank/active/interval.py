@@ -51,7 +51,7 @@ import math
 
 import numpy as np
 
-__all__ = ["weighted_interval", "interval_from_sums", "Interval", "FEW_DRAWS", "few_draws_warning"]
+__all__ = ["weighted_interval", "interval_from_sums", "half_width", "Interval", "FEW_DRAWS", "few_draws_warning"]
 
 #: at or below this many draws the interval's coverage fell short of 93 % in places on the
 #: default data (coverage.csv): estimate says so
@@ -78,22 +78,35 @@ def _t_quantile(p: float, df: int) -> float:
     return float(stats.t.ppf(p, df))
 
 
+def half_width(stderr, n, level: float):
+    """Student's half width ``t_{n-1, (1+level)/2} * stderr`` after ``n`` draws, vectorized
+    (``stderr`` and ``n`` broadcast): infinite below two draws, NaN where the standard error is
+    NaN (no interval). The quantile is computed once per distinct ``n`` (scipy's ``t.ppf`` is
+    slow per element)."""
+    from scipy import stats
+
+    se = np.asarray(stderr, dtype=np.float64)
+    n = np.asarray(n)
+    df, inverse = np.unique(np.maximum(n - 1, 1), return_inverse=True)
+    with np.errstate(invalid="ignore"):
+        half = stats.t.ppf(0.5 + level / 2, df)[inverse.reshape(n.shape)] * se
+    return np.where(np.isnan(se), np.nan, np.where(n > 1, half, np.inf))
+
+
 def interval_from_sums(sw, swv, sww, swwv, swwvv, n, *, level: float = 0.95):
     """Vectorized ``(estimate, stderr, half width)`` of eq. 6 and ``(*)`` from the running sums
     ``sum w``, ``sum w v``, ``sum w^2``, ``sum w^2 v``, ``sum w^2 v^2`` and the number of draws
-    ``n`` (arrays of one shape: many campaigns at once, as the Monte Carlo keeps them):
-    ``sum w^2 (v - R)^2 = sww R^2 - 2 R swwv + swwvv``. ``n < 2`` gives an infinite half width."""
-    from scipy import stats
-
+    ``n`` (arrays that broadcast: many campaigns at once, as the Monte Carlo keeps them, or every
+    prefix of many campaigns, as the campaign study does):
+    ``sum w^2 (v - R)^2 = sww R^2 - 2 R swwv + swwvv``. ``n < 2`` gives an infinite half width
+    (:func:`half_width`)."""
     sw, swv, sww, swwv, swwvv = (np.asarray(a, dtype=np.float64) for a in (sw, swv, sww, swwv, swwvv))
     n = np.asarray(n)
     with np.errstate(invalid="ignore", divide="ignore"):
         est = swv / sw
         ss = np.maximum(sww * est * est - 2.0 * est * swwv + swwvv, 0.0)
         se = np.sqrt(ss * n / np.maximum(n - 1, 1)) / sw
-        q = stats.t.ppf(0.5 + level / 2, np.maximum(n - 1, 1))
-        half = np.where(n > 1, q * se, np.inf)
-    return est, se, half
+    return est, se, half_width(se, np.broadcast_to(n, se.shape), level)
 
 
 def weighted_interval(weights, values, *, level: float = 0.95, exact: bool = False) -> Interval:

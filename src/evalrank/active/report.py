@@ -11,6 +11,7 @@ import numpy as np
 
 from evalrank import io
 from evalrank.active.experiments import PAPER_SAVINGS, errors, savings_row
+from evalrank.active.interval import half_width
 from evalrank.active.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, STOP_WHOLE_POOL
 from evalrank.active.sampling import METHODS
 
@@ -134,21 +135,6 @@ def savings_table(curves, *, reference_budget: float, train_size_budget: float):
 COVERAGE_COLUMNS = ["experiment", "quantity", "measure", "method", "budget", "level", "campaigns", "coverage",
                     "coverage_se", "miss_low", "miss_high", "mean_width", "mean_stderr", "sd_estimate", "bias",
                     "mean_draws", "n_exact", "n_infinite", "n_no_interval"]
-
-
-def half_width(stderr, n, level: float):
-    """The interval's half width ``t_{n-1, (1+level)/2} * stderr`` of
-    :func:`evalrank.active.interval.interval_from_sums` for stored standard errors: infinite
-    below two draws, NaN where the standard error is NaN (no interval)."""
-    from scipy import stats
-
-    se = np.asarray(stderr, dtype=np.float64)
-    n = np.asarray(n)
-    # the quantile once per distinct number of draws (scipy's t.ppf is slow per element)
-    df, inverse = np.unique(np.maximum(n - 1, 1), return_inverse=True)
-    with np.errstate(invalid="ignore"):
-        half = stats.t.ppf(0.5 + level / 2, df)[inverse.reshape(n.shape)] * se
-    return np.where(np.isnan(se), np.nan, np.where(n > 1, half, np.inf))
 
 
 def _setups(setup_paths):

@@ -16,10 +16,11 @@ from pathlib import Path
 from evalrank.cli.common import _log, add_command
 
 
-def campaign_experiments(names):
-    """The experiments of the campaign study (:mod:`evalrank.active.campaignstudy`): one ranker,
-    the model pairs and the index update (not the training-size series of Fig. 3 right)."""
-    return [n for n in names if not n.startswith("fig3_train_size_")]
+def in_campaign_study(experiment: str) -> bool:
+    """Whether the campaign study (:mod:`evalrank.active.campaignstudy`) runs on ``experiment``:
+    one ranker, the model pairs and the index update, not the training-size series of Fig. 3
+    right."""
+    return not experiment.startswith("fig3_train_size_")
 
 __all__ = ["TITLE", "add_stage_parsers", "add_parsers"]
 
@@ -96,7 +97,7 @@ def cmd_active_mc(a):
         out[f"stop_{m}_{method}"] = sim["stop"]
         # eq. 6's standard error of every run (the coverage study of active-summary)
         out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
-    if a.campaign_repetitions and meta["experiment"] in campaign_experiments([meta["experiment"]]):
+    if a.campaign_repetitions and in_campaign_study(meta["experiment"]):
         from evalrank.active.campaignstudy import simulate_campaigns
 
         creps = shard_range(a.campaign_repetitions, a.shard, a.shards)
