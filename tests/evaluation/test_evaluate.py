@@ -90,7 +90,7 @@ def test_a_duplicate_judgment_of_a_topic_not_evaluated_is_read_as_trec_eval_read
 
 
 @pytest.mark.parametrize("bad, match", [
-    (["P.5", "P.10"], "measure P given twice"), (["nope"], "measure 'nope' is not known"), (["map.5"], "no cut-offs"),
+    (["P.5", "P.10"], "measure P given twice"), (["nope"], "measure 'nope' is not known"), (["map.5"], "takes no parameters"),
 ])
 def test_bad_measures(files, bad, match):
     with pytest.raises(ValueError, match=match):

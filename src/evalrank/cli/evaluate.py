@@ -12,9 +12,10 @@ from evalrank.cli.common import add_command
 
 __all__ = ["add_parsers", "DEFAULT_MEASURES"]
 
-#: what ``evaluate`` prints without ``-m``: the measures of trec_eval's default ("official")
-#: set that evalrank computes
-DEFAULT_MEASURES = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P")
+#: what ``evaluate`` prints without ``-m``: trec_eval's default set (its nickname "official";
+#: :data:`evalrank.metrics.names.NICKNAMES`, repeated here so that ``--help`` imports nothing)
+DEFAULT_MEASURES = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                    "recip_rank", "iprec_at_recall", "P")
 
 #: what ``compare`` compares without ``-m``
 COMPARE_MEASURES = ("map", "ndcg_cut.10")
@@ -51,11 +52,11 @@ def cmd_evaluate(a) -> None:
     try:
         res = evaluate_trec(a.qrels, a.runs, a.measures or list(DEFAULT_MEASURES), relevance_level=a.l,
                             max_docs=a.M, complete=a.c, precision=None if a.float64 else "float32",
-                            convention=a.convention, progress=tick)
+                            convention=a.convention, judged_only=a.J, num_docs=a.N, progress=tick)
     finally:
         if bar is not None:
             bar.close()
-    _write(format_trec(res, per_query=a.q, runid=not a.measures), a.out)
+    _write(format_trec(res, per_query=a.q, summary=not a.n), a.out)
 
 
 def cmd_compare(a) -> None:
@@ -128,6 +129,13 @@ def add_parsers(sub) -> None:
                     "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 qrels.txt runs/*.txt")
     _common(s, " ".join(DEFAULT_MEASURES))
     s.add_argument("-q", action="store_true", help="print each topic's values too, before 'all'")
+    s.add_argument("-n", action="store_true", help="no summary: leave out the 'all' lines (trec_eval -n)")
+    s.add_argument("-J", action="store_true",
+                   help="judged documents only: unjudged documents leave each ranking before any measure "
+                        "(trec_eval -J; easy to misread, as trec_eval warns)")
+    s.add_argument("-N", type=int, default=0, metavar="NUM",
+                   help="number of documents in the collection, for utility's 4th coefficient (trec_eval -N; "
+                        "default 0)")
 
     s = add_command(
         sub, "compare", cmd_compare,

@@ -218,7 +218,7 @@ class TrecFile:
     ids, sorted as C ``strcmp`` sorts them, trec_eval's order); ``doc_start``/``doc_end``
     int64 spans of the document id in ``buf``; ``doc_hash`` uint64 FNV-1a of those bytes;
     ``value`` float64 score (run) or relevance (qrels); ``line`` int64 1-based line numbers
-    (for error messages); ``run_tag`` the tag of the first line (runs).
+    (for error messages); ``run_tag`` the tag of the last line (runs; trec_eval's runid).
     """
 
     path: str
@@ -324,7 +324,7 @@ def read_trec(path, kind: str) -> TrecFile:
     qids = [_decode(b, path, int(line_of[first[b]]), "query id") for b in uniq]
     tag = ""
     if is_run:
-        tag = bytes(buf[_token(buf, ds[0], 5)]).decode("utf-8", "replace")
+        tag = bytes(buf[_token(buf, ds[-1], 5)]).decode("utf-8", "replace")   # trec_eval: the last line's
     return TrecFile(str(path), kind, buf, qids, qid, ds, de, dh, value, line_of, tag)
 
 

@@ -45,7 +45,11 @@ __all__ = ["evaluate", "evaluate_trec", "RunResult", "as_trec", "summarize", "fo
 @dataclass(frozen=True, eq=False)
 class RunResult:
     """One run's values: ``values[i, j]`` for topic ``qids[i]`` and column ``columns[j]``;
-    ``missing[i]``: a qrels topic the run lacks (``complete``)."""
+    ``missing[i]``: a qrels topic the run lacks (``complete``: trec_eval does not evaluate it,
+    it only counts in the denominators). ``aggregates[j]``, ``per_query[j]``, ``formats[j]``:
+    how trec_eval sums up, prints per topic and formats column j
+    (:class:`evalrank.metrics.names.TrecFamily`; evalrank's own measures are means);
+    ``strings``: per-topic text values (``relstring``)."""
 
     name: str
     qids: list
@@ -55,14 +59,46 @@ class RunResult:
     tag: str = ""
     #: "all" values trec_eval computes otherwise than from the topics (``-c``'s num_rel)
     all_values: dict = None
+    aggregates: tuple = ()
+    per_query: tuple = ()
+    formats: tuple = ()
+    strings: dict = None
+
+    def aggregate(self, j: int) -> str:
+        if self.aggregates:
+            return self.aggregates[j]
+        return "sum" if self.columns[j] in COUNTS else "mean"
 
     def means(self) -> dict:
+        """trec_eval's ``all`` line (``meas_acc.c``, ``meas_avg.c``): each value summed over
+        the evaluated topics in their order (missing topics add nothing), divided by the
+        number of topics (with ``complete``, every qrels topic); counts are sums; ``gm_*``
+        exp(mean log max(v, 1e-5)), a missing topic counting log(1e-5)."""
+        import math
+
         out = {}
+        keep = ~np.asarray(self.missing, dtype=bool)
+        n = len(self.qids)
         for j, c in enumerate(self.columns):
-            v = self.values[:, j]
-            out[c] = float(v.sum()) if c in COUNTS else (float(v.mean()) if v.size else 0.0)
-        if "num_q" in out:
-            out["num_q"] = float(len(self.qids))
+            agg = self.aggregate(j)
+            if agg == "none":
+                continue
+            if agg == "runid":
+                out[c] = self.tag
+                continue
+            if agg == "num_q":
+                out[c] = float(n)
+                continue
+            v = self.values[keep, j]
+            if agg == "gm":
+                s = 0.0
+                for x in v.tolist():
+                    s += math.log(max(x, 0.00001))
+                s += (n - v.size) * math.log(0.00001)
+                out[c] = math.exp(s / n) if n else 0.0
+                continue
+            s = float(np.cumsum(v)[-1]) if v.size else 0.0      # sequential, as trec_eval adds
+            out[c] = s if agg == "sum" else (s / n if n else 0.0)
         out.update({c: v for c, v in (self.all_values or {}).items() if c in out})
         return out
 
@@ -254,12 +290,61 @@ def _measure_columns(measures) -> tuple[list, list, list]:
     return trec, own, cols
 
 
+def _judged_only(ranked):
+    """trec_eval's ``-J``: the unjudged documents (-1, -2) leave each ranking, the rest move up."""
+    from dataclasses import replace
+
+    keep = ranked.rels >= 0
+    nq = len(ranked.offsets) - 1
+    counts = np.bincount(np.repeat(np.arange(nq), np.diff(ranked.offsets))[keep], minlength=nq)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return replace(ranked, rows=ranked.rows[keep], rels=ranked.rels[keep], offsets=offsets)
+
+
+def _trec_values(trec, ranked, relevance_level: int, num_docs: int) -> tuple[list, dict]:
+    """Per trec_eval measure, its ``(n_topics, columns)`` values (``None`` for runid); per-topic
+    strings of ``relstring``."""
+    from evalrank.metrics import trec as tr
+
+    names = {m.name for m in trec}
+    base = None
+    if names & tr.KERNEL_FAMILIES or "gm_map" in names:
+        ks = sorted({k for m in trec if m.name in tr.CUT for k in m.cutoffs})
+        base = tr.trec_measures(ranked.rels, ranked.offsets, ranked.judged, ranked.judged_offsets, cutoffs=ks,
+                                relevance_level=int(relevance_level))
+        base["num_q"] = np.ones(len(ranked.qids))
+    levels = None
+    out, strings = [], {}
+    for m in trec:
+        if m.name == "runid":
+            out.append(None)
+            continue
+        if m.name in tr.KERNEL_FAMILIES and not (m.name == "ndcg" and m.printable is not None):
+            out.append(np.column_stack([base[c] for c in m.columns]))
+            continue
+        if levels is None:
+            levels = tr.rel_levels(ranked.judged, ranked.judged_offsets)
+        if m.name in tr.GAIN_FAMILIES:
+            from evalrank.metrics import trec_gain
+
+            v = getattr(trec_gain, m.name)(ranked.rels, ranked.offsets, levels, relevance_level=int(relevance_level),
+                                           params=m.cutoffs if m.printable is not None else None,
+                                           num_docs=int(num_docs))
+            if m.family.fmt == "string":
+                strings[m.columns[0]] = [f"'{x}'" for x in v]     # m_relstring.c prints '%s'
+                v = np.zeros((len(ranked.qids), 1))
+            out.append(np.asarray(v, dtype=np.float64).reshape(len(ranked.qids), -1))
+            continue
+        out.append(tr.family_values(m, ranked.rels, ranked.offsets, levels, relevance_level=int(relevance_level),
+                                    num_docs=int(num_docs), map_values=None if base is None else base["map"]))
+    return out, strings
+
+
 def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: int | None = None,
                   complete: bool = False, precision: str | None = "float32", convention: str = "trec",
-                  progress=None) -> list[RunResult]:
+                  judged_only: bool = False, num_docs: int = 0, progress=None) -> list[RunResult]:
     """The arrays behind :func:`evaluate` (no pandas): one :class:`RunResult` per run."""
     from evalrank.evaluation.engine import index_qrels, rank_run
-    from evalrank.metrics.trec import trec_measures
 
     measures = parse_measures(measures)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
@@ -267,30 +352,42 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
     if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
                                  or max_docs < 1):
         raise ValueError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)):
+        raise TypeError(f"num_docs must be an integer, got {num_docs!r}")
     trec, own, cols = _measure_columns(measures)
-    ks = sorted({k for m in trec if m.cutoffs for k in m.cutoffs})
+    aggs, per_q, fmts = [], [], []
+    for m in trec:
+        f = m.family
+        aggs += [f.aggregate] * len(m.columns)
+        per_q += [f.per_query] * len(m.columns)
+        fmts += [f.fmt] * len(m.columns)
+    aggs += ["mean"] * len(own)
+    per_q += [True] * len(own)
+    fmts += ["float"] * len(own)
     q = index_qrels(as_trec(qrels, "qrels", "qrels"))
     out = []
     for name, r in _runs_of(runs):
         run = as_trec(r, "run", name)
         ranked = rank_run(run, q, name=name, max_docs=max_docs, complete=complete, precision=precision)
+        if judged_only:
+            ranked = _judged_only(ranked)
         values = np.zeros((len(ranked.qids), len(cols)))
         j = 0
+        strings = {}
         if trec:
-            tm = trec_measures(ranked.rels, ranked.offsets, ranked.judged, ranked.judged_offsets, cutoffs=ks,
-                               relevance_level=int(relevance_level))
-            tm["num_q"] = np.ones(len(ranked.qids))
-            for m in trec:
-                for c in m.columns:
-                    values[:, j] = tm[c]
-                    j += 1
+            parts, strings = _trec_values(trec, ranked, relevance_level, num_docs)
+            for m, v in zip(trec, parts):
+                if v is not None:
+                    values[:, j:j + v.shape[1]] = v
+                j += len(m.columns)
         ids = _doc_ids(run, ranked.rows) if own else None   # once per run, for every own measure
         for m in own:
             values[:, j] = _rank_values(m, ranked, convention, ids)
             j += 1
         # trec_eval -c sums num_rel over every qrels line with a positive relevance, whatever -l
         extra = {"num_rel": float((q.file.value > 0).sum())} if complete else None
-        out.append(RunResult(name, ranked.qids, ranked.missing, cols, values, run.run_tag, extra))
+        out.append(RunResult(name, ranked.qids, ranked.missing, cols, values, run.run_tag, extra, tuple(aggs),
+                             tuple(per_q), tuple(fmts), strings or None))
         if progress is not None:
             progress(name)
     return out
@@ -341,27 +438,36 @@ def summarize(df):
 # ---------------------------------------------------------------------------
 # trec_eval's text
 # ---------------------------------------------------------------------------
-def _fmt(col: str, qid: str, v: float) -> str:
-    if col in COUNTS:
-        return f"{col:<22}\t{qid}\t{int(round(v))}"
-    return f"{col:<22}\t{qid}\t{v:.4f}"
+def _fmt(col: str, qid: str, v, fmt: str = "float") -> str:
+    """One line as trec_eval prints it (``meas_print_*.c``: ``%-22s\t%s\t%6.4f``, ``%ld``)."""
+    if fmt == "string":
+        return f"{col:<22}\t{qid}\t{v}"
+    if fmt == "long":
+        return f"{col:<22}\t{qid}\t{int(v)}"
+    if v != v:      # C's printf shows a NaN's sign, Python's format does not
+        return f"{col:<22}\t{qid}\t{'-nan' if np.signbit(v) else 'nan':>6}"
+    return f"{col:<22}\t{qid}\t{v:6.4f}"
 
 
-def format_trec(results: list[RunResult], *, per_query: bool = False, runid: bool = False) -> str:
+def format_trec(results: list[RunResult], *, per_query: bool = False, summary: bool = True) -> str:
     """trec_eval's output: ``measure<TAB>qid<TAB>value`` lines, per topic (``per_query``, as
-    ``-q``) then ``all``; with several runs each line starts with the run's name and a tab."""
+    ``-q``; topics a run lacks are not printed) then ``all`` (unless ``summary`` is false, as
+    ``-n``); with several runs each line starts with the run's name and a tab."""
     lines = []
     many = len(results) > 1
     for r in results:
         pre = f"{r.name}\t" if many else ""
+        fmts = r.formats or tuple("long" if c in COUNTS else "float" for c in r.columns)
+        shown = [j for j in range(len(r.columns)) if (r.per_query[j] if r.per_query else r.columns[j] != "num_q")]
         if per_query:
             for i, q in enumerate(r.qids):
-                for j, c in enumerate(r.columns):
-                    if c == "num_q":
-                        continue
-                    lines.append(pre + _fmt(c, q, r.values[i, j]))
-        if runid:
-            lines.append(pre + f"{'runid':<22}\tall\t{r.tag}")
-        for c, v in r.means().items():
-            lines.append(pre + _fmt(c, "all", v))
-    return "\n".join(lines) + "\n"
+                if r.missing[i]:
+                    continue
+                for j in shown:
+                    c = r.columns[j]
+                    v = r.strings[c][i] if r.strings and c in r.strings else r.values[i, j]
+                    lines.append(pre + _fmt(c, q, v, fmts[j]))
+        if summary:
+            for c, v in r.means().items():
+                lines.append(pre + _fmt(c, "all", v, fmts[r.columns.index(c)]))
+    return "\n".join(lines) + "\n" if lines else ""

@@ -39,23 +39,86 @@ from dataclasses import dataclass, field
 
 __all__ = ["TrecMeasure", "RankMeasure", "parse_measure", "parse_measures", "TREC_MEASURES", "TREC_ORDER"]
 
-#: trec_eval's measures evalrank computes, with their default cut-offs (None: no cut-off).
-TREC_MEASURES = {
-    "num_q": None, "num_ret": None, "num_rel": None, "num_rel_ret": None,
-    "map": None, "Rprec": None, "recip_rank": None,
-    "P": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "recall": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "ndcg": None,
-    "ndcg_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "map_cut": (5, 10, 15, 20, 30, 100, 200, 500, 1000),
-    "success": (1, 5, 10),
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_RECALL_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class TrecFamily:
+    """How trec_eval 9.0.8 handles one of its measures (its ``TREC_MEAS`` struct in ``m_*.c``).
+
+    ``params``: what ``-m name.params`` takes -- ``None`` (nothing), ``"cut_long"`` (cut-offs
+    read with ``atol``, sorted, one column each: ``P_5``), ``"cut_float"`` (``atof``, sorted,
+    ``iprec_at_recall_0.10``), ``"float"`` (a list of floats, one column, named ``name_<params
+    as typed>`` when given: ``set_F_0.5``) or ``"pairs"`` (``level=gain`` pairs, likewise:
+    ``ndcg_0=0,1=1``); ``default``: the parameters without ``.params``; ``aggregate``: the
+    ``all`` line -- ``"mean"`` (sum in topic order / topics), ``"sum"`` (counts), ``"gm"``
+    (geometric mean of max(v, 1e-5)), ``"num_q"``, ``"runid"``, ``"none"`` (no ``all`` line);
+    ``per_query``: printed per topic with ``-q``; ``fmt``: ``"float"`` (%6.4f), ``"long"``
+    (%ld of the value cast to long) or ``"string"``.
+    """
+
+    params: str | None = None
+    default: tuple | None = None
+    aggregate: str = "mean"
+    per_query: bool = True
+    fmt: str = "float"
+
+
+_COUNT = TrecFamily(aggregate="sum", fmt="long")
+#: trec_eval 9.0.8's measures (standard qrels and results formats), in the order of its measure
+#: table (``measures.c``): the order it prints them in, whatever the order of ``-m`` options
+TREC_FAMILIES = {
+    "runid": TrecFamily(aggregate="runid", per_query=False, fmt="string"),
+    "num_q": TrecFamily(aggregate="num_q", per_query=False, fmt="long"),
+    "num_ret": _COUNT, "num_rel": _COUNT, "num_rel_ret": _COUNT,
+    "map": TrecFamily(),
+    "gm_map": TrecFamily(aggregate="gm", per_query=False),
+    "Rprec": TrecFamily(),
+    "bpref": TrecFamily(),
+    "recip_rank": TrecFamily(),
+    "iprec_at_recall": TrecFamily("cut_float", _RECALL_POINTS),
+    "P": TrecFamily("cut_long", _CUTS),
+    "relstring": TrecFamily("float", (10.0,), aggregate="none", fmt="string"),
+    "recall": TrecFamily("cut_long", _CUTS),
+    "infAP": TrecFamily(),
+    "gm_bpref": TrecFamily(aggregate="gm", per_query=False),
+    "Rprec_mult": TrecFamily("cut_float", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
+    "utility": TrecFamily("float", (1.0, -1.0, 0.0, 0.0)),
+    "11pt_avg": TrecFamily("float", _RECALL_POINTS),
+    "binG": TrecFamily(),
+    "G": TrecFamily("pairs"),
+    "ndcg": TrecFamily("pairs"),
+    "ndcg_rel": TrecFamily("pairs"),
+    "Rndcg": TrecFamily("pairs"),
+    "ndcg_cut": TrecFamily("cut_long", _CUTS),
+    "map_cut": TrecFamily("cut_long", _CUTS),
+    "relative_P": TrecFamily("cut_long", _CUTS),
+    "success": TrecFamily("cut_long", (1, 5, 10)),
+    "set_P": TrecFamily(), "set_relative_P": TrecFamily(), "set_recall": TrecFamily(), "set_map": TrecFamily(),
+    "set_F": TrecFamily("float", (1.0,)),
+    "num_nonrel_judged_ret": _COUNT,
 }
-#: the order trec_eval prints measures in (its measure table, ``measures.c``), whatever the
-#: order of ``-m`` options
-TREC_ORDER = ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall", "ndcg",
-              "ndcg_cut", "map_cut", "success")
+#: trec_eval's measures evalrank computes, with their default parameters (None: none)
+TREC_MEASURES = {name: f.default for name, f in TREC_FAMILIES.items()}
+#: the order trec_eval prints measures in
+TREC_ORDER = tuple(TREC_FAMILIES)
 #: the measures trec_eval prints as integers, summed (not averaged) in the "all" line
-COUNTS = ("num_q", "num_ret", "num_rel", "num_rel_ret")
+COUNTS = tuple(n for n, f in TREC_FAMILIES.items() if f.fmt == "long")
+#: trec_eval's nicknames for sets of measures (``measures.c``): ``-m all_trec``
+NICKNAMES = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "utility",
+                 "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel",
+                 "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+                 "num_nonrel_judged_ret"),
+}
+#: what trec_eval prints without -m
+DEFAULT_SET = NICKNAMES["official"]
 
 _ALIASES = {"rr": "recip_rank", "mrr": "recip_rank", "r-prec": "Rprec", "rprec": "Rprec", "p": "P"}
 _AT_ALIASES = {"p": "P", "recall": "recall", "success": "success", "map": "map_cut", "ndcg_cut": "ndcg_cut",
@@ -66,20 +129,37 @@ _RANK_OPTIONS = {"convention", "gain", "discount", "empty", "short", "ties", "pr
 
 @dataclass(frozen=True)
 class TrecMeasure:
-    """A trec_eval measure: ``name`` (trec_eval's) and its cut-offs (``None``: none)."""
+    """A trec_eval measure: ``name`` (trec_eval's), its parameters (``cutoffs``: cut-offs, float
+    parameters or ``(level, gain)`` pairs as :class:`TrecFamily` says; ``None``: none) and
+    ``printable``, the parameters as typed after the ``.`` (``None`` for the defaults)."""
 
     name: str
-    cutoffs: tuple[int, ...] | None = None
+    cutoffs: tuple | None = None
+    printable: str | None = None
+
+    @property
+    def family(self) -> TrecFamily:
+        return TREC_FAMILIES[self.name]
 
     @property
     def columns(self) -> list[str]:
-        """The names trec_eval prints: ``P_5``, ``P_10``; ``map``."""
-        if self.cutoffs is None:
-            return [self.name]
-        return [f"{self.name}_{k}" for k in self.cutoffs]
+        """The names trec_eval prints: ``P_5``, ``P_10``; ``iprec_at_recall_0.10``; ``map``;
+        ``set_F_0.5`` (``meas_init.c``: append_long, append_float, append_string)."""
+        kind = TREC_FAMILIES[self.name].params if self.name in TREC_FAMILIES else "cut_long"
+        if kind == "cut_long" and self.cutoffs is not None:
+            return [f"{self.name}_{k}" for k in self.cutoffs]
+        if kind == "cut_float" and self.cutoffs is not None:
+            return [f"{self.name}_{v:3.2f}" for v in self.cutoffs]
+        if self.printable is not None and kind in ("float", "pairs"):
+            return [f"{self.name}_{self.printable}"]
+        return [self.name]
 
     def __str__(self) -> str:
-        return self.name if self.cutoffs is None else f"{self.name}.{','.join(map(str, self.cutoffs))}"
+        if self.printable is not None:
+            return f"{self.name}.{self.printable}"
+        if self.cutoffs is None or self.family.params not in ("cut_long",):
+            return self.name
+        return f"{self.name}.{','.join(map(str, self.cutoffs))}"
 
 
 @dataclass(frozen=True)
@@ -111,7 +191,7 @@ class RankMeasure:
         return head if self.k is None else f"{head}@{self.k}"
 
 
-_TREC_RE = re.compile(r"^(?P<name>[A-Za-z_\-]+)(?:\.(?P<cuts>[^\s]+))?$")
+_TREC_RE = re.compile(r"^(?P<name>[A-Za-z0-9_\-]+)(?:\.(?P<cuts>\S+))?$")
 _RANK_RE = re.compile(r"^(?P<fam>[A-Za-z0-9_]+)(?:\((?P<opts>[^()]*)\))?(?:@(?P<k>.+))?$")
 
 
@@ -129,18 +209,57 @@ def _check_size(k: int, part: str, name: str) -> None:
         raise ValueError(f"measure {name!r}: cut-off {part.strip()} is too large (at most {MAX_CUTOFF})")
 
 
+_ATOL = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
+_ATOF = re.compile(r"[ \t\n\v\f\r]*([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+
+
+def _atol(text: str) -> int:
+    """C's ``atol``: the longest leading integer, 0 if none (``"23.4"`` -> 23)."""
+    m = _ATOL.match(text)
+    return int(m.group(1)) if m else 0
+
+
+def _atof(text: str) -> float:
+    """C's ``atof`` on decimal text: the longest leading number, 0.0 if none."""
+    m = _ATOF.match(text)
+    return float(m.group(1)) if m else 0.0
+
+
 def _cutoffs(text: str, name: str) -> tuple[int, ...]:
-    out = []
-    for part in text.split(","):
-        if not _digits(part.strip()) or int(part) < 1:
-            raise ValueError(f"measure {name!r}: cut-offs must be positive integers separated by commas, got "
-                             f"{part!r}")
-        _check_size(int(part), part, name)
-        out.append(int(part))
+    """Cut-offs as trec_eval reads them (``get_long_cutoffs``: ``atol`` of each comma-separated
+    part, sorted; then refused if one is not positive or one repeats)."""
+    out = sorted(_atol(part) for part in text.split(","))
+    if out[0] <= 0:
+        raise ValueError(f"measure {name!r}: cut-offs must be positive integers separated by commas (trec_eval: "
+                         "'Negative cutoff detected')")
+    for k in out:
+        _check_size(k, str(k), name)
     if len(set(out)) != len(out):
         raise ValueError(f"measure {name!r}: a cut-off is repeated (trec_eval: 'Cutoffs must be positive without "
                          "duplicates')")
-    return tuple(sorted(out))
+    return tuple(out)
+
+
+def _trec_params(kind: str, text: str, name: str) -> tuple:
+    """The parameters after ``name.`` as trec_eval 9.0.8 reads them (``meas_init.c``)."""
+    if kind == "cut_long":
+        return _cutoffs(text, name)
+    if kind == "cut_float":                       # get_float_cutoffs: atof, sorted, no repeats
+        out = sorted(_atof(part) for part in text.split(","))
+        if len(set(out)) != len(out):
+            raise ValueError(f"measure {name!r}: a cut-off is repeated (trec_eval: 'duplicate cutoffs detected')")
+        return tuple(out)
+    if kind == "float":                           # get_float_params: atof, in the order given
+        return tuple(_atof(part) for part in text.split(","))
+    # get_param_pairs: name=value,name=value
+    pairs = []
+    for part in text.split(","):
+        key, eq, val = part.partition("=")
+        if not eq or not key or "=" in val:
+            raise ValueError(f"measure {name!r}: parameters are level=gain pairs separated by commas, e.g. "
+                             f"ndcg.0=0,1=1,2=3 (trec_eval: 'malformed pair parameters')")
+        pairs.append((key, _atof(val)))
+    return tuple(pairs)
 
 
 def _rank_cutoff(k: str, name: str):
@@ -186,12 +305,11 @@ def parse_measure(name) -> TrecMeasure | RankMeasure:
             cuts = m.group("cuts")
             if cuts is None:
                 return TrecMeasure(base, TREC_MEASURES[base])
-            if TREC_MEASURES[base] is None:
-                if base == "ndcg":
-                    raise ValueError(f"measure {name!r}: trec_eval's per-level gains (ndcg.1=3.5,...) are not "
-                                     "supported; use dcg/ndcg(gain=...)@k, or relabel the qrels")
-                raise ValueError(f"measure {name!r}: {base} takes no cut-offs")
-            return TrecMeasure(base, _cutoffs(cuts, name))
+            kind = TREC_FAMILIES[base].params
+            if kind is None:
+                raise ValueError(f"measure {name!r}: {base} takes no parameters")
+            params = _trec_params(kind, cuts, name)
+            return TrecMeasure(base, params, cuts if kind in ("float", "pairs", "cut_float") else None)
     m = _RANK_RE.match(text)
     fam, opts, k = (m.group("fam"), m.group("opts"), m.group("k")) if m else ("", None, None)
     low = fam.lower()
@@ -245,20 +363,31 @@ def _unknown(name) -> str:
 
 def parse_measures(names) -> list:
     """Parse several names (a string or an iterable); the same trec_eval measure twice is an error
-    (trec_eval would silently keep the first: ``-m P.5 -m P.10`` prints P_5 only)."""
+    (trec_eval would silently keep the first: ``-m P.5 -m P.10`` prints P_5 only). trec_eval's
+    nicknames (``all_trec``, ``official``, ``set``: :data:`NICKNAMES`) stand for their measures
+    with default parameters; a measure also given by name with parameters keeps those
+    (``-m all_trec -m relstring.20``)."""
     if isinstance(names, (str, TrecMeasure, RankMeasure)):
         names = [names]
-    out, seen = [], {}
+    out, seen, nick = [], {}, []
     for n in names:
+        if isinstance(n, str) and n.strip() in NICKNAMES:
+            nick.extend(NICKNAMES[n.strip()])
+            continue
         m = parse_measure(n)
         key = m.name if isinstance(m, TrecMeasure) else str(m)
         if key in seen:
             if isinstance(m, TrecMeasure) and m != seen[key]:
-                raise ValueError(f"measure {m.name} given twice ({seen[key]} and {m}): give its cut-offs once, "
-                                 f"e.g. {m.name}.{','.join(map(str, sorted(set((seen[key].cutoffs or ()) + (m.cutoffs or ())))))}")
+                both = sorted(set((seen[key].cutoffs or ()) + (m.cutoffs or ())))
+                raise ValueError(f"measure {m.name} given twice ({seen[key]} and {m}): give its parameters once, "
+                                 f"e.g. {m.name}.{','.join(map(str, both))}")
             continue
         seen[key] = m
         out.append(m)
+    for name in nick:
+        if name not in seen:
+            seen[name] = TrecMeasure(name, TREC_MEASURES[name])
+            out.append(seen[name])
     if not out:
         raise ValueError("measures: give at least one measure")
     return out

@@ -36,6 +36,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from evalrank._jit import njit, prange
+
 __all__ = ["trec_measures", "ideal_gains"]
 
 
@@ -154,3 +156,275 @@ def trec_measures(rels, offsets, judged, judged_offsets, *, cutoffs=(), relevanc
         for j, k in enumerate(ks.tolist()):
             res[f"{name}_{k}"] = out_cut[:, c, j]
     return res
+
+
+# ---------------------------------------------------------------------------
+# the rest of trec_eval 9.0.8's measures: one kernel per family (m_<family>.c)
+# ---------------------------------------------------------------------------
+INFAP_EPSILON = 0.00001        # trec_eval.h
+#: what C's 0.0 / 0.0 gives on x86-64 and trec_eval prints as "-nan" (a topic that -J leaves empty)
+MINUS_NAN = float(np.copysign(np.nan, -1.0))
+
+
+def rel_levels(judged: np.ndarray, judged_offsets: np.ndarray) -> np.ndarray:
+    """trec_eval's ``rel_levels`` per query (``form_res_rels.c``): ``out[q, g]`` = number of the
+    topic's judgments with relevance ``g`` (``g >= 0``; negative judgments are not counted)."""
+    judged = np.asarray(judged, dtype=np.int64)
+    nq = len(judged_offsets) - 1
+    seg = np.repeat(np.arange(nq), np.diff(judged_offsets))
+    keep = judged >= 0
+    width = int(judged[keep].max(initial=0)) + 1
+    out = np.zeros((nq, width), dtype=np.int64)
+    np.add.at(out, (seg[keep], judged[keep]), 1)
+    return out
+
+
+@njit(cache=True, inline="always")
+def _counts(levels, q, level):
+    """(num_rel, judged non-relevant) of topic ``q`` from its rel_levels."""
+    R = 0
+    nonrel = 0
+    for g in range(levels.shape[1]):
+        if g >= level:
+            R += levels[q, g]
+        else:
+            nonrel += levels[q, g]
+    return R, nonrel
+
+
+@njit(cache=True, inline="always")
+def _rel_ret(rels, lo, n, level):
+    """trec_eval's num_rel_ret: judged (>= 0) documents at or above the level."""
+    c = 0
+    for i in range(n):
+        r = rels[lo + i]
+        if r >= 0 and r >= level:
+            c += 1
+    return c
+
+
+@njit(cache=True, parallel=True)
+def _bpref_infap(rels, offsets, levels, level, out):
+    """``out[q, 0]`` bpref (``m_bpref.c``), ``out[q, 1]`` infAP (``m_infap.c``), ``out[q, 2]``
+    num_nonrel_judged_ret (``m_num_nonrel_judged_ret.c``)."""
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        R, num_nonrel = _counts(levels, q, level)
+        nonrel = 0
+        rel = 0
+        unjudged = 0
+        bpref = 0.0
+        inf = 0.0
+        for j in range(n):
+            r = rels[lo + j]
+            if r == -1:
+                continue
+            if r == -2:
+                unjudged += 1
+                continue
+            if r >= 0 and r < level:
+                nonrel += 1
+            else:
+                rel += 1
+                if nonrel > 0:
+                    bpref += 1.0 - min(nonrel, R) / min(num_nonrel, R)
+                else:
+                    bpref += 1.0
+                if j == 0:
+                    inf += 1.0
+                else:
+                    fj = float(j)
+                    inf += 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * ((rel - 1 + nonrel + unjudged) / fj) * \
+                        ((rel - 1 + INFAP_EPSILON) / (rel - 1 + nonrel + 2 * INFAP_EPSILON))
+        if R:
+            bpref /= R
+            inf /= R
+        out[q, 0] = bpref
+        out[q, 1] = inf
+        out[q, 2] = nonrel
+
+
+@njit(cache=True, parallel=True)
+def _interpolated(rels, offsets, levels, level, fracs, average, out):
+    """Interpolated precision at recall ``fracs`` (``m_iprec_at_recall.c``): ``out[q, c]``; with
+    ``average``, their mean in ``out[q, 0]`` (``m_11pt_avg.c``, ``fracs`` in the order given).
+    Int_Prec(rank X) = max Prec(rank Y) over Y >= X; a fraction f stands for int(f R + 0.9)
+    relevant documents."""
+    m = fracs.shape[0]
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        R, _ = _counts(levels, q, level)
+        rel_ret = _rel_ret(rels, lo, n, level)
+        cuts = np.empty(m, dtype=np.int64)
+        for c in range(m):
+            cuts[c] = np.int64(fracs[c] * R + 0.9)
+        cur = m - 1
+        while cur >= 0 and cuts[cur] > rel_ret:
+            cur -= 1
+        precis = rel_ret / n if n > 0 else MINUS_NAN
+        ip = precis
+        so_far = rel_ret
+        total = 0.0
+        i = n
+        while i > 0 and so_far > 0:
+            precis = so_far / i
+            if ip < precis:
+                ip = precis
+            if rels[lo + i - 1] >= level:
+                while cur >= 0 and so_far == cuts[cur]:
+                    if average:
+                        total += ip
+                    else:
+                        out[q, cur] = ip
+                    cur -= 1
+                so_far -= 1
+            i -= 1
+        while cur >= 0:
+            if average:
+                total += ip
+            else:
+                out[q, cur] = ip
+            cur -= 1
+        if average:
+            out[q, 0] = total / m
+
+
+@njit(cache=True, parallel=True)
+def _rprec_mult(rels, offsets, levels, level, fracs, out):
+    """Precision at multiples ``fracs`` of R (``m_Rprec_mult.c``): rank int(f R + 0.9)."""
+    m = fracs.shape[0]
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        R, _ = _counts(levels, q, level)
+        rel_ret = _rel_ret(rels, lo, n, level)
+        cuts = np.empty(m, dtype=np.int64)
+        for c in range(m):
+            cuts[c] = np.int64(fracs[c] * R + 0.9)
+        cur = m - 1
+        while cur >= 0 and cuts[cur] > n:
+            out[q, cur] = rel_ret / cuts[cur]
+            cur -= 1
+        so_far = rel_ret
+        i = n
+        while i > 0 and so_far > 0:
+            precis = so_far / i
+            while cur >= 0 and i == cuts[cur]:
+                out[q, cur] = precis
+                cur -= 1
+            if rels[lo + i - 1] >= level:
+                so_far -= 1
+            i -= 1
+
+
+@njit(cache=True, parallel=True)
+def _relative_p(rels, offsets, levels, level, ks, out):
+    """Relevant in the top k over min(k, R) (``m_rel_P.c``); 0 for a topic with R = 0."""
+    m = ks.shape[0]
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        R, _ = _counts(levels, q, level)
+        if R == 0:
+            continue
+        c = 0
+        so_far = 0
+        for i in range(n):
+            if i == ks[c]:
+                out[q, c] = so_far / (R if i > R else i)
+                c += 1
+                if c == m:
+                    break
+            if rels[lo + i] >= level:
+                so_far += 1
+        while c < m:
+            i = ks[c]
+            out[q, c] = so_far / (R if i > R else i)
+            c += 1
+
+
+@njit(cache=True, parallel=True)
+def _set_measures(rels, offsets, levels, level, beta, coef, num_docs, out):
+    """The unranked measures of the retrieved set (``m_set_*.c``, ``m_utility.c``): ``out[q]``
+    = set_P, set_relative_P, set_recall, set_map, set_F (beta), utility (coef)."""
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        R, _ = _counts(levels, q, level)
+        a = _rel_ret(rels, lo, n, level)
+        if n:
+            out[q, 0] = a / n
+        if n and R:
+            out[q, 1] = a / min(n, R)
+            out[q, 3] = (float(a) * float(a)) / (float(n) * float(R))
+        if R:
+            out[q, 2] = a / R
+        if a:
+            P = a / n
+            Rc = a / R
+            out[q, 4] = (beta + 1.0) * P * Rc / (beta * P + Rc)
+        out[q, 5] = coef[0] * a + coef[1] * (n - a) + coef[2] * (R - a) + coef[3] * (num_docs + a - n - R)
+
+
+_SET = ("set_P", "set_relative_P", "set_recall", "set_map", "set_F", "utility")
+#: the families computed by the first kernel (``trec_measures``)
+KERNEL_FAMILIES = frozenset(SCALARS) | frozenset(CUT) | {"num_q"}
+#: the gain-based families (:mod:`evalrank.metrics.trec_gain`; ``ndcg`` there with per-level gains)
+GAIN_FAMILIES = frozenset({"G", "binG", "ndcg", "ndcg_rel", "Rndcg", "yaap", "relstring"})
+
+
+def family_values(measure, rels, offsets, levels, *, relevance_level: int = 1, num_docs: int = 0,
+                  map_values=None) -> np.ndarray:
+    """One trec_eval measure (a :class:`evalrank.metrics.names.TrecMeasure` outside
+    :data:`KERNEL_FAMILIES`, gain-based ones excepted) per query: ``(n_queries, columns)``.
+
+    ``rels`` / ``offsets`` as for :func:`trec_measures`; ``levels`` from :func:`rel_levels`;
+    ``num_docs`` is ``-N``. ``gm_map`` and ``gm_bpref`` are ``map`` and ``bpref`` per query
+    (their geometric mean is taken over topics); ``map_values`` passes ``map`` in when known.
+    """
+    name = measure.name
+    rels = np.ascontiguousarray(rels, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    levels = np.ascontiguousarray(levels, dtype=np.int64)
+    nq = offsets.size - 1
+    level = int(relevance_level)
+    params = measure.cutoffs
+    if name in ("bpref", "gm_bpref", "infAP", "num_nonrel_judged_ret"):
+        out = np.zeros((nq, 3))
+        _bpref_infap(rels, offsets, levels, level, out)
+        col = {"bpref": 0, "gm_bpref": 0, "infAP": 1, "num_nonrel_judged_ret": 2}[name]
+        return out[:, col:col + 1].copy()
+    if name == "gm_map":
+        if map_values is None:
+            raise ValueError("gm_map: pass map_values (trec_measures' 'map')")
+        return np.asarray(map_values, dtype=np.float64).reshape(nq, 1)
+    if name in ("iprec_at_recall", "11pt_avg"):
+        fracs = np.asarray(params, dtype=np.float64)
+        if fracs.size == 0:
+            raise ValueError(f"measure {measure}: no recall points")
+        average = name == "11pt_avg"
+        out = np.zeros((nq, 1 if average else fracs.size))
+        _interpolated(rels, offsets, levels, level, fracs, average, out)
+        return out
+    if name == "Rprec_mult":
+        out = np.zeros((nq, len(params)))
+        _rprec_mult(rels, offsets, levels, level, np.asarray(params, dtype=np.float64), out)
+        return out
+    if name == "relative_P":
+        out = np.zeros((nq, len(params)))
+        _relative_p(rels, offsets, levels, level, np.asarray(params, dtype=np.int64), out)
+        return out
+    if name in _SET:
+        beta = float(params[0]) if name == "set_F" else 1.0
+        coef = np.asarray(params if name == "utility" else (1.0, -1.0, 0.0, 0.0), dtype=np.float64)
+        if coef.size != 4:
+            raise ValueError(f"measure {measure}: utility takes 4 coefficients (retrieved relevant, retrieved "
+                             f"non-relevant, missed relevant, missed non-relevant), got {coef.size}")
+        out = np.zeros((nq, len(_SET)))
+        _set_measures(rels, offsets, levels, level, beta, coef, int(num_docs), out)
+        j = _SET.index(name)
+        return out[:, j:j + 1].copy()
+    raise ValueError(f"measure {measure}: not a family of family_values")
+
