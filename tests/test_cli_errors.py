@@ -381,3 +381,24 @@ def test_out_dir_errors_name_the_option(tmp_path):
     (tmp_path / "out" / "table6.csv").mkdir(parents=True)
     err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--out-dir", tmp_path / "out").stderr
     assert err.endswith(f"\nevalrank risk: error: --out-dir {tmp_path / 'out' / 'table6.csv'}: Is a directory\n"), err
+
+
+@pytest.mark.parametrize("flags, match", [
+    (["-R", "qrels_prefs"], "-R qrels_prefs: trec_eval's preference formats and their measures (prefs_num_prefs_poss"),
+    (["-T", "xml"], "-T xml: the only results format"),
+    (["-Z", "zfile"], "-Z: trec_eval's z-scores"),
+    (["-D", "3"], "-D: trec_eval's debug printout is not reproduced"),
+    (["-R", "qrels_jg", "-m", "map"], "with -R qrels_jg only runid, num_q, map_avgjg"),
+])
+def test_trec_eval_flags_evalrank_does_not_reproduce_are_refused_by_name(tmp_path, capsys, flags, match):
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 1 t\n")
+    assert main(["evaluate", *flags, str(tmp_path / "q"), str(tmp_path / "r")]) != 0
+    err = capsys.readouterr().err
+    assert match in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_evaluate_version_flag(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["evaluate", "-v"])
+    assert e.value.code == 0 and "trec_eval 9.0.8" in capsys.readouterr().out

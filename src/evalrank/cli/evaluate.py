@@ -6,6 +6,7 @@ Only the standard library at import time; the handlers import the package's comp
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from evalrank.cli.common import add_command
@@ -45,14 +46,42 @@ def _progress(n_runs: int):
     return bar, (lambda _name: bar.update(1))
 
 
+_PREFS = ("prefs_num_prefs_poss, prefs_num_prefs_ful, prefs_num_prefs_ful_ret, prefs_simp, prefs_pair, "
+          "prefs_avgjg, prefs_avgjg_Rnonrel, prefs_simp_ret, prefs_pair_ret, prefs_avgjg_ret, "
+          "prefs_avgjg_Rnonrel_ret, prefs_simp_imp, prefs_pair_imp, prefs_avgjg_imp")
+
+
+def _check_trec_flags(a) -> None:
+    """trec_eval's flags evalrank takes by name but does not reproduce: one clear line each."""
+    if a.R in ("prefs", "qrels_prefs"):
+        raise ValueError(f"-R {a.R}: trec_eval's preference formats and their measures ({_PREFS}) are not "
+                         "implemented in evalrank; use trec_eval for them")
+    if a.T != "trec_results":
+        raise ValueError(f"-T {a.T}: the only results format (trec_eval's too) is trec_results")
+    if a.Z is not None:
+        raise ValueError("-Z: trec_eval's z-scores against a file of per-topic means are not implemented in "
+                         "evalrank")
+    if a.D is not None:
+        raise ValueError("-D: trec_eval's debug printout is not reproduced; evalrank's errors name the file "
+                         "and line")
+
+
 def cmd_evaluate(a) -> None:
     from evalrank.evaluation.evaluate import evaluate_trec, format_trec
 
+    _check_trec_flags(a)
     bar, tick = _progress(len(a.runs))
     try:
-        res = evaluate_trec(a.qrels, a.runs, a.measures or list(DEFAULT_MEASURES), relevance_level=a.l,
-                            max_docs=a.M, complete=a.c, precision=None if a.float64 else "float32",
-                            convention=a.convention, judged_only=a.J, num_docs=a.N, progress=tick)
+        if a.R == "qrels_jg":
+            from evalrank.evaluation.judgment_groups import evaluate_jg
+
+            res = evaluate_jg(a.qrels, a.runs, a.measures or list(DEFAULT_MEASURES), relevance_level=a.l, max_docs=a.M,
+                              complete=a.c, precision=None if a.float64 else "float32", judged_only=a.J,
+                              progress=tick)
+        else:
+            res = evaluate_trec(a.qrels, a.runs, a.measures or list(DEFAULT_MEASURES), relevance_level=a.l,
+                                max_docs=a.M, complete=a.c, precision=None if a.float64 else "float32",
+                                convention=a.convention, judged_only=a.J, num_docs=a.N, progress=tick)
     finally:
         if bar is not None:
             bar.close()
@@ -136,6 +165,18 @@ def add_parsers(sub) -> None:
     s.add_argument("-N", type=int, default=0, metavar="NUM",
                    help="number of documents in the collection, for utility's 4th coefficient (trec_eval -N; "
                         "default 0)")
+    s.add_argument("-R", default="qrels", choices=["qrels", "qrels_jg", "prefs", "qrels_prefs"], metavar="FORMAT",
+                   help="the qrels file's format (trec_eval -R): qrels (default) or qrels_jg (qid group docno rel: "
+                        "the measures map_avgjg, P_avgjg, Rprec_mult_avgjg); trec_eval's preference formats are "
+                        "refused, naming their measures")
+    s.add_argument("-T", default="trec_results", metavar="FORMAT",
+                   help="the run files' format (trec_eval -T): trec_results, the only one")
+    from evalrank import __version__
+
+    s.add_argument("-v", "--version", action="version", help="print the version and exit (trec_eval -v)",
+                   version=f"evalrank {__version__} (trec_eval 9.0.8's measures and output)")
+    s.add_argument("-D", metavar="LEVEL", help=argparse.SUPPRESS)
+    s.add_argument("-Z", metavar="FILE", help=argparse.SUPPRESS)
 
     s = add_command(
         sub, "compare", cmd_compare,

@@ -98,6 +98,10 @@ TREC_FAMILIES = {
     "set_P": TrecFamily(), "set_relative_P": TrecFamily(), "set_recall": TrecFamily(), "set_map": TrecFamily(),
     "set_F": TrecFamily("float", (1.0,)),
     "num_nonrel_judged_ret": _COUNT,
+    # -R qrels_jg only (evalrank.evaluation.judgment_groups)
+    "map_avgjg": TrecFamily(),
+    "P_avgjg": TrecFamily("cut_long", _CUTS),
+    "Rprec_mult_avgjg": TrecFamily("cut_float", (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)),
 }
 #: trec_eval's measures evalrank computes, with their default parameters (None: none)
 TREC_MEASURES = {name: f.default for name, f in TREC_FAMILIES.items()}
@@ -117,6 +121,7 @@ NICKNAMES = {
                  "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
                  "num_nonrel_judged_ret"),
 }
+NICKNAMES["qrels_jg"] = ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg")
 #: what trec_eval prints without -m
 DEFAULT_SET = NICKNAMES["official"]
 
