@@ -382,12 +382,12 @@ def build_trec_eval(work: Path, given: str | None, o3: bool) -> tuple[Path, Path
     if given:
         return Path(given), None, f"given: {given}"
     sys.path.insert(0, str(ROOT / "tests"))
-    from trec_eval_binary import MIRROR, TAG, build
+    from trec_eval_binary import TAG, build
 
     binary, why = build(work / "te_default")
     if binary is None:
         raise SystemExit(f"no trec_eval: {why} (pass --trec-eval PATH)")
-    note = f"built from {os.environ.get('TREC_EVAL_SRC') or MIRROR} at {TAG} with its Makefile's CFLAGS (-g, no -O)"
+    note = f"built from $TREC_EVAL_SRC at {TAG} with its Makefile's CFLAGS (-g, no -O)"
     opt = None
     if o3:
         d = work / "te_o3" / "trec_eval"

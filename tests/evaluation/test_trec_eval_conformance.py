@@ -1,5 +1,9 @@
 """evaluate() against trec_eval 9.0.8: pytrec_eval (its code in a wheel) on every measure, and
-the trec_eval binary itself (built from source where it is at hand) on whole outputs.
+the trec_eval binary itself on whole outputs where it is given ($TREC_EVAL, or $TREC_EVAL_SRC built
+at v9.0.8 by tests/trec_eval_binary.py; else those tests skip, saying why): on randomized files and
+on trec_eval's own quicktest (its Makefile's target; it needs the source, whose test files are
+never copied here). test_trec_eval_golden.py checks the CLI against stored trec_eval 9.0.8
+outputs on every clone, with no binary.
 
 Randomized files hold what trips tools up: tied scores (ties broken by document id, which must
 compare as strings: d10 < d9), documents the qrels do not list, judged documents no run
@@ -9,12 +13,15 @@ run line, runs not in rank order.
 
 from __future__ import annotations
 
+import shlex
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
-from trec_eval_binary import build
+from trec_eval_binary import build, known_lines
 
+from evalrank.cli import main
 from evalrank.evaluation.evaluate import evaluate, evaluate_trec, format_trec
 
 MEASURES = ["map", "P.1,5,10,30", "recall.5,10,100", "recip_rank", "Rprec", "ndcg", "ndcg_cut.5,10,20",
@@ -149,3 +156,56 @@ def test_duplicates_and_malformed_lines_refused_as_trec_eval_refuses(tmp_path, t
     assert te.returncode != 0
     with pytest.raises(ValueError, match=r"run:1: a run line has 6 fields"):
         evaluate_trec(tmp_path / "qrels", [tmp_path / "run"], ["map"])
+
+
+#: trec_eval 9.0.8's quicktest cases (named by their expected output in its test/ folder) whose
+#: argv evalrank's CLI refuses: the preference measures (-R prefs, -R qrels_prefs) and z-scores
+#: (-Z), which evalrank says it does not implement. Each passes while evalrank refuses it with a
+#: message and is compared once evalrank takes its argv. This set must become empty, or say here
+#: that these stay out of evalrank's scope.
+QUICKTEST_PENDING = {"out.test.prefs", "out.test.qrels_prefs", "out.test.aqZ"}
+
+
+def quicktest_cases(makefile: Path) -> list[tuple[list[str], str]]:
+    """(trec_eval's argv, the expected output's path) of each line of the Makefile's quicktest
+    target: ``./trec_eval ARGS | diff - test/out.X``."""
+    cases, inside = [], False
+    for line in makefile.read_text().splitlines():
+        if line.startswith("quicktest:"):
+            inside = True
+        elif inside and not line.startswith("\t"):
+            break
+        elif inside and "| diff - " in line:
+            cmd, _, want = line.strip().partition("| diff - ")
+            cases.append((shlex.split(cmd)[1:], want.strip()))
+    return cases
+
+
+def test_trec_evals_quicktest(trec_eval, monkeypatch, capsys):
+    """Each quicktest case: the binary prints its expected file (the quicktest itself), and evalrank's
+    CLI prints the same lines of the families it knows."""
+    src = Path(trec_eval).parent
+    if not (src / "Makefile").is_file() or not (src / "test").is_dir():
+        pytest.skip(f"trec_eval's quicktest needs its source: set $TREC_EVAL_SRC (the binary {trec_eval} has no "
+                    "Makefile and test/ beside it)")
+    cases = quicktest_cases(src / "Makefile")
+    assert len(cases) >= 10 and {want for _, want in cases} >= {f"test/{n}" for n in QUICKTEST_PENDING}
+    monkeypatch.chdir(src)
+    compared, bad = 0, []
+    for argv, want_path in cases:
+        want = (src / want_path).read_text()
+        te = subprocess.run([str(trec_eval), *argv], capture_output=True, text=True)
+        assert te.returncode == 0 and te.stdout == want, f"trec_eval {' '.join(argv)} (quicktest)"
+        try:
+            rc = main(["evaluate", *argv])
+        except SystemExit as e:
+            rc = e.code
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err, err
+        if rc != 0 and Path(want_path).name in QUICKTEST_PENDING and "EVALRANK_DEBUG" not in err:
+            continue                  # evalrank does not take this argv yet (and says so: no crash)
+        compared += 1
+        if rc != 0 or known_lines(out) != known_lines(want):
+            bad.append(f"{' '.join(argv)}: exit {rc} {err.strip()}")
+    assert not bad, bad
+    assert compared >= 1
