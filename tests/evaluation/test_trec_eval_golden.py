@@ -35,10 +35,10 @@ CASES = {c["name"]: c for c in MANIFEST["cases"]}
 
 #: Cases whose argv evalrank's CLI refuses although trec_eval runs them: each passes while
 #: evalrank refuses it with a message, and is compared like every other case once evalrank takes
-#: its argv. This set must become empty.
+#: its argv. Only evalrank's deliberate differences stay here (README, "evaluate").
 PENDING_FLAGS_CASES = {
-    # -m P.5 -m P.10: trec_eval keeps the first (prints P_5 only); evalrank refuses a measure given
-    # twice on purpose (metrics.names.parse_measures) -- to decide: imitate trec_eval, or drop the case
+    # -m P.5 -m P.10: trec_eval keeps the first (prints P_5 only, silently); evalrank refuses a
+    # measure given twice with different parameters on purpose (metrics.names.parse_measures)
     "a-P.5-then-P.10-q",
 }
 
@@ -78,6 +78,16 @@ def test_evalrank_prints_what_trec_eval_printed(name, capsys, monkeypatch):
                     f"evalrank {got[i:i + 1]!r}")
     if case["exit_status"] == 0:
         assert want, f"trec_eval {argv}: no line of a family evalrank knows: the case compares nothing"
+
+
+def test_every_golden_family_is_known():
+    """Every measure family trec_eval printed in a golden output is one evalrank knows, so that
+    ``known_lines`` drops nothing and every case is compared whole."""
+    from evalrank.metrics.names import TREC_MEASURES
+
+    seen = {family(line.split("\t", 1)[0].rstrip())
+            for case in CASES.values() for line in golden_output(case).splitlines()}
+    assert sorted(seen - set(TREC_MEASURES)) == []
 
 
 def test_pending_cases_are_cases():
