@@ -1,0 +1,759 @@
+"""trec_eval's gain-based measures: G, binG, ndcg with per-level gains, ndcg_rel, Rndcg, yaap,
+relstring, and trec_eval 10's rbp, rbp_resid and unj.
+
+A port of trec_eval 9.0.8's ``m_G.c``, ``m_binG.c``, ``m_ndcg.c``, ``m_ndcg_rel.c``,
+``m_Rndcg.c``, ``m_yaap.c``, ``m_relstring.c`` and trec_eval 10.0's ``m_rbp.c``,
+``m_rbp_resid.c``, ``m_unjudged.c`` (with its ``gain_init.c``), value for value, quirks
+included. Each public function takes what trec_eval's ``form_res_rels.c`` makes of the topics::
+
+    family(rels, offsets, levels, *, relevance_level, params, num_docs) -> (n_queries, n_columns)
+
+``rels`` (int64): per query the relevance of each retrieved document in rank order (after
+``-M`` and ``-J``): -1 not in the qrels, -2 in the qrels with a negative relevance, else the
+judged relevance; ``offsets`` (int64, n_queries + 1); ``levels`` (int64, n_queries x L):
+``levels[q, g]``, the number of the topic's judgments of relevance ``g``; ``relevance_level``:
+``-l``; ``num_docs``: ``-N`` (trec_eval's default 0; none of these measures reads it);
+``params``: ``None`` for the family's defaults, else the parameters as trec_eval parses them
+(:data:`SPECS` says which kind). ``relstring`` returns one string per query instead.
+
+The rows must be the topics trec_eval evaluates (in both the qrels and the run), in its order
+(qid ``strcmp`` order): a topic whose judgments are all negative gets an all-zero row, and
+trec_eval then reuses the ``rel_levels`` of the topic evaluated before it (below).
+
+The per-level gains (``G``, ``ndcg``, ``ndcg_rel``, ``Rndcg``, ``rbp``: ``setup_gains`` in
+each file, ``gain_init.c`` in trec_eval 10) and the quirks reproduced here:
+
+* the table holds one entry per ``level=gain`` pair, in the order typed, its level read with
+  ``atol`` (``"p"`` and ``"x"`` are level 0; ``"-1"`` is level -1, the gain of every retrieved
+  document absent from the qrels), then one entry per level ``0 .. nrl - 1`` not among the
+  pairs, its gain the level itself, where ``nrl`` is the topic's highest judged relevance + 1.
+  Each entry's count is the topic's number of judgments at its level (the first pair of a
+  level gets the count; later pairs of the same level and pairs of levels outside
+  ``0 .. nrl - 1`` count 0). Pairs for levels that do not occur thus give no ideal document.
+* the table is sorted with ``qsort`` and the comparator ``(int)(gain1 - gain2)``: gains less
+  than 1 apart compare equal and keep (glibc's merge sort is stable) the order above, so with
+  ``ndcg.1=1.5,2=1.2`` the ideal ranking puts the level-2 documents (1.2) first and a perfect
+  run scores ``ndcg`` 1.0516. The sort is glibc's ``msort`` (the reference binary's libc),
+  ported with the comparator as x86-64 evaluates it (differences outside ``int`` are INT_MIN).
+* a document's gain is the first table entry of its level in sorted order; 0 if none.
+* the ideal ranking walks the table from its last (largest) entry down, taking each entry's
+  count of documents, skipping entries with count 0, and stops at the first gain <= 0: a gain
+  given to level 0 enters the ideal ranking, a negative or zero gain ends it.
+* a topic with no judgment of relevance >= 0 (``rel_levels`` all zero) keeps the previous
+  topic's ``rel_levels`` and ``num_rel_levels`` (``form_res_rels.c`` zeroes ``max_rel + 1``
+  entries and sets ``num_rel_levels`` only when some level is non-empty); its ``num_rel`` is 0.
+  trec_eval itself fails on such a topic when it is the first ('Can't calculate measure') and
+  crashes when its largest relevance is below -1; here the first one gets an empty table.
+* arithmetic is IEEE as in C: 0/0 is NaN (trec_eval prints ``-nan``), x/0 is inf (``binG``
+  with retrieved relevant documents but no relevant judgment at ``-l``), log of a negative is
+  NaN (``yaap`` with ``-l`` < 0; ``G`` when a pair gives unjudged documents a gain); a NaN
+  compares false, so ``ndcg_rel``'s ``if (sum > 0.0)`` leaves such a topic at 0.
+
+The measures (``i`` the 0-based rank, ``gain`` from the table, ``R`` the judgments of relevance
+>= ``-l``):
+
+``G``         sum over documents of ``gain / log2(2 + cost_i - got_i)``, ``got_i`` the run's
+              gain up to and including rank i, ``cost_i`` the sum over ranks <= i of
+              ``max(ideal gain at the rank, 1)`` (1 past the ideal ranking), over the ideal's
+              total gain; 0 if that is not > 0 (``m_G.c``)
+``binG``      sum over relevant retrieved of ``1 / log2(2 + non-relevant before it)``, over
+              ``R``; 0 if none retrieved (``m_binG.c``)
+``ndcg``      DCG with the table's gains and ``1/log2(i + 2)``, over the ideal DCG; 0 if the
+              ideal DCG is not > 0 (``m_ndcg.c``)
+``ndcg_rel``  mean of ``DCG@i / IDCG@i`` at each retrieved document with gain > 0, each
+              positive-gain ideal document not matched counting ``DCG / IDCG`` of the whole
+              list, over the number of positive-gain ideal documents (``m_ndcg_rel.c``)
+``Rndcg``     mean of ``DCG@b / IDCG@b`` at each rank ``b`` where the ideal gain changes, plus
+              the whole list when it is longer than the positive-gain ideal ranking by 2 or
+              more (by 1: not counted -- the first loop has consumed that rank when it tests
+              ``i < num_ret``); 0 if ``R`` = 0; NaN (0/0) if no rank counted (``m_Rndcg.c``)
+``yaap``      ``log((1 + s) / (1 + R - s))``, ``s`` the sum over relevant retrieved of
+              relevant so far / rank (``m_yaap.c``)
+``relstring`` the first ``params[0]`` (default 10) relevances as characters: the digit,
+              ``>`` above 9, ``-`` not in the qrels, ``.`` judged negative (``m_relstring.c``);
+              trec_eval prints it quoted, per topic only
+``rbp``       (trec_eval 10) ``(1 - p) * sum gain_i p^i``, p the last pair named ``p``
+              (default 0.9); pairs whose name is not an integer are not gains; the gains are
+              rescaled ``(g - min) / (max - min)`` when one is < 0 or > 1, where min and max
+              start at 0 -- in ``m_rbp.c`` they start uninitialised, and 0 is what the
+              reference build (``-O0``) holds: ``rbp.0=2,1=3,2=4`` scales by 1/4, not (g-2)/2
+``rbp_resid`` (trec_eval 10) ``p^n + (1 - p) * sum over unjudged (< 0) p^i`` when the list has
+              an unjudged document, else 0 (``m_rbp_resid.c``)
+``unj``       (trec_eval 10) unjudged (< 0) documents in the top k / k, at cut-offs 5, 10, 20
+              by default (``m_unjudged.c``)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from evalrank._jit import njit, prange
+
+__all__ = ["SPECS", "VERSIONS", "columns", "G", "binG", "ndcg", "ndcg_rel", "Rndcg", "yaap", "relstring", "rbp",
+           "rbp_resid", "unj"]
+
+#: per family, trec_eval's TREC_MEAS struct: ``params`` (what ``-m name.params`` takes: None,
+#: "pairs", "float", "cut_long"), ``default`` (the parameters without ``.params``), ``aggregate``
+#: (the "all" line: "mean" is te_calc_avg_meas_s / _a_cut, "none" prints none), ``per_query``
+#: (printed per topic with -q), ``fmt`` (%6.4f "float", or "string")
+SPECS = {
+    "G": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "binG": dict(params=None, default=None, aggregate="mean", per_query=True, fmt="float"),
+    "ndcg": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "ndcg_rel": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "Rndcg": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "yaap": dict(params=None, default=None, aggregate="mean", per_query=True, fmt="float"),
+    "relstring": dict(params="float", default=(10.0,), aggregate="none", per_query=True, fmt="string"),
+    "rbp": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "rbp_resid": dict(params="pairs", default=(), aggregate="mean", per_query=True, fmt="float"),
+    "unj": dict(params="cut_long", default=(5, 10, 20), aggregate="mean", per_query=True, fmt="float"),
+}
+#: the trec_eval release each family comes from
+VERSIONS = {name: ("10.0" if name in ("rbp", "rbp_resid", "unj") else "9.0.8") for name in SPECS}
+
+_INT_MIN = -2147483648
+_LONG_MAX = 2**63 - 1
+_LONG_MIN = -(2**63)
+
+
+# ---------------------------------------------------------------------------------------------
+# names (meas_init.c)
+# ---------------------------------------------------------------------------------------------
+def _num_text(v) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() else repr(v)
+
+
+def columns(family: str, params, given: bool) -> list[str]:
+    """trec_eval's printed names for ``family`` (``meas_init.c``): ``%s_%ld`` per long cut-off
+    (``append_long``; the cut-offs sorted; ``params`` a tuple of ints or the typed text),
+    ``name_<params>`` for float and pair parameters when given (``append_string`` of the text as
+    typed), else ``name``. For float and pair parameters pass ``params`` as the text typed after
+    the ``.`` (a tuple is written back as ``1=3.5,2=9`` / ``10``, which is the typed text only
+    when it was typed that way)."""
+    spec = SPECS[family]
+    kind = spec["params"]
+    if kind == "cut_long":
+        cuts = spec["default"] if (params is None or not given) else params
+        if isinstance(cuts, str):
+            cuts = [_atol(part) for part in cuts.split(",")]
+        return [f"{family}_{k}" for k in _long_cutoffs(cuts)]
+    if kind in ("float", "pairs") and given and params is not None:
+        if isinstance(params, str):
+            text = params
+        elif kind == "pairs":
+            text = ",".join(f"{n}={_num_text(v)}" for n, v in params)
+        else:
+            text = ",".join(_num_text(v) for v in params)
+        return [f"{family}_{text}"]
+    return [family]
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+# ---------------------------------------------------------------------------------------------
+def _check(rels, offsets, levels):
+    rels = np.ascontiguousarray(rels, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    levels = np.ascontiguousarray(levels, dtype=np.int64)
+    if rels.ndim != 1 or offsets.ndim != 1 or offsets.size < 1:
+        raise ValueError("rels must be 1-d and offsets 1-d with one entry per query + 1")
+    nq = offsets.size - 1
+    if offsets[0] != 0 or offsets[-1] != rels.size or np.any(np.diff(offsets) < 0):
+        raise ValueError("offsets must rise from 0 to len(rels)")
+    if levels.ndim != 2 or levels.shape[0] != nq or levels.shape[1] < 1:
+        raise ValueError(f"levels must be (n_queries={nq}, L >= 1), got shape {levels.shape}")
+    if np.any(levels < 0):
+        raise ValueError("levels are counts of judgments: none may be negative")
+    if rels.size and (rels.min() < -2 or rels.max() >= levels.shape[1]):
+        raise ValueError(f"rels must lie in -2 .. L-1 = {levels.shape[1] - 1} (levels' width)")
+    return rels, offsets, levels
+
+
+def _level_int(level) -> int:
+    if not isinstance(level, (int, np.integer)) or isinstance(level, bool):
+        raise TypeError(f"relevance_level must be an integer, got {level!r}")
+    return int(level)
+
+
+def _effective_levels(levels):
+    """(rel_levels, num_rel_levels) per topic as the measures see them (``form_res_rels.c``):
+    a topic with no non-negative judgment keeps the previous topic's."""
+    nq, width = levels.shape
+    nonzero = levels != 0
+    has = nonzero.any(axis=1)
+    nrl = np.where(has, width - np.argmax(nonzero[:, ::-1], axis=1), 0).astype(np.int64)
+    src = np.where(has, np.arange(nq), -1)
+    src = np.maximum.accumulate(src) if nq else src
+    eff = np.where((src >= 0)[:, None], levels[np.maximum(src, 0)], 0).astype(np.int64)
+    nrl_eff = np.where(src >= 0, nrl[np.maximum(src, 0)], 0).astype(np.int64)
+    return np.ascontiguousarray(eff), nrl_eff
+
+
+def _num_rel(levels, level: int):
+    """``res_rels.num_rel``: the topic's judgments of relevance >= level (its own row)."""
+    return np.ascontiguousarray(levels[:, max(level, 0):].sum(axis=1), dtype=np.int64)
+
+
+_ATOL = re.compile(r"[ \t\n\v\f\r]*([+-]?)([0-9]+)")
+
+
+def _atol(text: str) -> int:
+    """C's ``atol`` (glibc ``strtol``, base 10): the leading integer, 0 if none, saturated."""
+    m = _ATOL.match(text)
+    if not m:
+        return 0
+    v = int(m.group(2)) * (-1 if m.group(1) == "-" else 1)
+    return min(max(v, _LONG_MIN), _LONG_MAX)
+
+
+def _valid_int(text: str) -> bool:
+    """trec_eval 10's ``valid_int`` (``gain_init.c``): an optional sign, then only digits."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    return bool(body) and all("0" <= c <= "9" for c in body)
+
+
+def _pairs(params, family):
+    if params is None:
+        return ()
+    out = []
+    for p in params:
+        if not (isinstance(p, (tuple, list)) and len(p) == 2 and isinstance(p[0], str)):
+            raise TypeError(f"{family}: params must be (name: str, value: float) pairs, got {p!r}")
+        out.append((p[0], float(p[1])))
+    return tuple(out)
+
+
+def _cmp_rel_gain(a: float, b: float) -> int:
+    """``comp_rel_gain``: ``(int)(a - b)`` as x86-64's cvttsd2si gives it (truncation; NaN or
+    out of int range -> INT_MIN)."""
+    d = a - b
+    if d != d or d >= 2147483648.0 or d <= -2147483649.0:
+        return _INT_MIN
+    return int(d)
+
+
+def _glibc_msort(items: list, key) -> list:
+    """glibc's ``msort_with_tmp`` (the ``qsort`` of glibc <= 2.36 and >= 2.39): top-down, left
+    half ``n // 2``, a merge taking the left element when ``cmp <= 0``."""
+    n = len(items)
+    if n <= 1:
+        return list(items)
+    n1 = n // 2
+    left, right = _glibc_msort(items[:n1], key), _glibc_msort(items[n1:], key)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if _cmp_rel_gain(key(left[i]), key(right[j])) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _gain_tables(pairs, width: int, nrls, *, v10: bool = False):
+    """Per ``num_rel_levels`` t (0 .. width), the sorted gain table of ``setup_gains``: ``src[t,
+    k]`` the level whose count entry k takes (-1: count 0), ``gain[t, k]``, ``size[t]``, and
+    ``lut[t, r + 2]`` = ``get_gain(r)`` for r in -2 .. width - 1. ``v10``: trec_eval 10's
+    ``gain_init.c`` (pairs whose name is not an integer are skipped) and ``m_rbp.c``'s rescaling
+    of the sorted table (min and max starting at 0, see the module docstring)."""
+    typed = [(_atol(n), v) for n, v in pairs if (not v10 or _valid_int(n))]
+    T = width + 1
+    size = len(typed) + width
+    src = np.full((T, max(size, 1)), -1, dtype=np.int64)
+    gain = np.zeros((T, max(size, 1)))
+    sizes = np.zeros(T, dtype=np.int64)
+    lut = np.zeros((T, width + 2))
+    for t in sorted(set(int(x) for x in nrls)):
+        entries = [[lv, g, -1] for lv, g in typed]
+        for i in range(t):
+            for e in entries:
+                if e[0] == i:
+                    e[2] = i
+                    break
+            else:
+                entries.append([i, float(i), i])
+        entries = _glibc_msort(entries, key=lambda e: e[1])
+        if v10:
+            lo = hi = 0.0
+            for e in entries:
+                if e[1] < lo:
+                    lo = e[1]
+                if e[1] > hi:
+                    hi = e[1]
+            if lo < 0 or hi > 1:
+                for e in entries:
+                    e[1] = (e[1] - lo) / (hi - lo)
+        sizes[t] = len(entries)
+        for k, (lv, g, s) in enumerate(entries):
+            src[t, k] = s
+            gain[t, k] = g
+        for r in range(-2, width):
+            for lv, g, _ in entries:
+                if lv == r:
+                    lut[t, r + 2] = g
+                    break
+    return src, gain, sizes, lut
+
+
+def _prepare(rels, offsets, levels, relevance_level, params, family, *, v10=False):
+    rels, offsets, levels = _check(rels, offsets, levels)
+    level = _level_int(relevance_level)
+    eff, nrl = _effective_levels(levels)
+    src, gain, sizes, lut = _gain_tables(_pairs(params, family), levels.shape[1], nrl, v10=v10)
+    return rels, offsets, eff, nrl, src, gain, sizes, lut, _num_rel(levels, level), level
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------------------------
+_OPTS = dict(cache=True, error_model="numpy")
+#: x86's default NaN (sign bit set): what C's 0/0 and glibc's log(-1) give; trec_eval prints -nan
+_NAN = -math.nan
+
+
+@njit(**_OPTS)
+def _div(a, b):
+    """``a / b`` as C computes it, compiled or interpreted: x/0 is +-inf, 0/0 NaN."""
+    if b == 0.0:
+        if a != a:
+            return a
+        if a == 0.0:
+            return _NAN
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+@njit(**_OPTS)
+def _log2(x):
+    """glibc's ``log2``: -inf at 0, NaN below."""
+    if x > 0.0:
+        return math.log2(x)
+    if x == 0.0:
+        return -math.inf
+    return x if x != x else _NAN
+
+
+@njit(**_OPTS)
+def _log(x):
+    """glibc's ``log``: -inf at 0, NaN below."""
+    if x > 0.0:
+        return math.log(x)
+    if x == 0.0:
+        return -math.inf
+    return x if x != x else _NAN
+
+
+@njit(**_OPTS)
+def _next_ideal(eff, q, t, src, gain, cur, num_at):
+    """One step of the ideal ranking: (cur, num_at, ideal_gain) after taking one more document
+    (the ``while (cur_level >= 0 && num_at_level > num_at_level[cur_level])`` loop)."""
+    num_at += 1
+    while cur >= 0:
+        s = src[t, cur]
+        cnt = eff[q, s] if s >= 0 else 0
+        if num_at <= cnt:
+            break
+        num_at = 1
+        cur -= 1
+    g = gain[t, cur] if cur >= 0 else 0.0
+    return cur, num_at, g
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _ndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        t = nrl[q]
+        cur = sizes[t] - 1
+        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        num_at = 0
+        results_dcg = 0.0
+        ideal_dcg = 0.0
+        i = 0
+        while i < n and ideal_gain > 0.0:
+            rg = lut[t, rels[lo + i] + 2]
+            if rg != 0:
+                results_dcg += rg / math.log2(i + 2.0)
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            i += 1
+        while i < n:
+            rg = lut[t, rels[lo + i] + 2]
+            if rg != 0:
+                results_dcg += rg / math.log2(i + 2.0)
+            i += 1
+        while ideal_gain > 0.0:
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            i += 1
+        out[q, 0] = _div(results_dcg, ideal_dcg) if ideal_dcg > 0.0 else 0.0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _G_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        t = nrl[q]
+        cur = sizes[t] - 1
+        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        num_at = 0
+        min_cost = 1.0
+        results_g = 0.0
+        sum_results = 0.0
+        sum_ideal = 0.0
+        sum_cost = 0.0
+        i = 0
+        while i < n and ideal_gain > 0.0:
+            rg = lut[t, rels[lo + i] + 2]
+            sum_results += rg
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                sum_ideal += ideal_gain
+            if ideal_gain >= min_cost:
+                sum_cost += ideal_gain
+            else:
+                sum_cost += min_cost
+            if rg != 0:
+                results_g += _div(rg, _log2(2 + sum_cost - sum_results))
+            i += 1
+        while i < n:
+            rg = lut[t, rels[lo + i] + 2]
+            sum_results += rg
+            sum_cost += min_cost
+            if rg != 0:
+                results_g += _div(rg, _log2(2 + sum_cost - sum_results))
+            i += 1
+        while ideal_gain > 0.0:
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                sum_ideal += ideal_gain
+            i += 1
+        out[q, 0] = _div(results_g, sum_ideal) if sum_ideal > 0.0 else 0.0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        t = nrl[q]
+        cur = sizes[t] - 1
+        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        num_at = 0
+        results_dcg = 0.0
+        ideal_dcg = 0.0
+        s = 0.0
+        num_rel_ret = 0
+        num_rel = 0
+        i = 0
+        while i < n and ideal_gain > 0.0:
+            rg = lut[t, rels[lo + i] + 2]
+            if rg != 0:
+                results_dcg += rg / math.log2(i + 2.0)
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                num_rel += 1
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            if rg > 0:
+                s += _div(results_dcg, ideal_dcg)
+                num_rel_ret += 1
+            i += 1
+        while i < n:
+            rg = lut[t, rels[lo + i] + 2]
+            if rg != 0:
+                results_dcg += rg / math.log2(i + 2.0)
+            if rg > 0:
+                s += _div(results_dcg, ideal_dcg)
+                num_rel_ret += 1
+            i += 1
+        while ideal_gain > 0.0:
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if ideal_gain > 0.0:
+                num_rel += 1
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            i += 1
+        s += _div(float(num_rel - num_rel_ret) * results_dcg, ideal_dcg)
+        out[q, 0] = _div(s, float(num_rel)) if s > 0.0 else 0.0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _Rndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, num_rel, out):
+    for q in prange(offsets.shape[0] - 1):
+        if num_rel[q] == 0:
+            out[q, 0] = 0.0
+            continue
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        t = nrl[q]
+        cur = sizes[t] - 1
+        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        old_ideal_gain = ideal_gain
+        num_changed = 0
+        num_at = 0
+        results_dcg = 0.0
+        ideal_dcg = 0.0
+        s = 0.0
+        i = 0
+        while i < n and ideal_gain > 0.0:
+            rg = lut[t, rels[lo + i] + 2]
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if old_ideal_gain != ideal_gain:
+                if ideal_dcg > 0.0:
+                    s += results_dcg / ideal_dcg
+                    num_changed += 1
+                old_ideal_gain = ideal_gain
+            if rg != 0:
+                results_dcg += rg / math.log2(i + 2.0)
+            if ideal_gain > 0.0:
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            i += 1
+        if i < n:
+            while i < n:
+                rg = lut[t, rels[lo + i] + 2]
+                if rg != 0:
+                    results_dcg += rg / math.log2(i + 2.0)
+                i += 1
+            if ideal_dcg > 0.0:
+                s += results_dcg / ideal_dcg
+                num_changed += 1
+        while ideal_gain > 0.0:
+            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            if old_ideal_gain != ideal_gain:
+                if ideal_dcg > 0.0:
+                    s += results_dcg / ideal_dcg
+                    num_changed += 1
+                old_ideal_gain = ideal_gain
+            if ideal_gain > 0.0:
+                ideal_dcg += ideal_gain / math.log2(i + 2.0)
+            i += 1
+        out[q, 0] = _div(s, float(num_changed))
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _binG_kernel(rels, offsets, num_rel, level, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        rel_so_far = 0
+        s = 0.0
+        for i in range(n):
+            if rels[lo + i] >= level:
+                rel_so_far += 1
+                s += 1.0 / math.log2(float(3 + i - rel_so_far))
+        out[q, 0] = _div(s, float(num_rel[q])) if rel_so_far else 0.0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _yaap_kernel(rels, offsets, num_rel, level, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        rel_so_far = 0
+        s = 0.0
+        for i in range(n):
+            if rels[lo + i] >= level:
+                rel_so_far += 1
+                s += float(rel_so_far) / float(i + 1)
+        out[q, 0] = _log(_div(1.0 + s, 1.0 + float(num_rel[q]) - s))
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _relstring_kernel(rels, offsets, length, chars, lens):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        m = min(length, n)
+        for i in range(m):
+            r = rels[lo + i]
+            if r > 9:
+                c = 62    # '>'
+            elif r >= 0:
+                c = 48 + r
+            elif r == -1:
+                c = 45    # '-'
+            elif r == -2:
+                c = 46    # '.'
+            else:
+                c = 60    # '<'
+            chars[q, i] = c
+        lens[q] = m
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _rbp_kernel(rels, offsets, nrl, lut, p, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        t = nrl[q]
+        s = 0.0
+        cur_p = 1.0
+        for i in range(n):
+            g = lut[t, rels[lo + i] + 2]
+            if g != 0:
+                s += g * cur_p
+            cur_p = cur_p * p
+        out[q, 0] = (1.0 - p) * s
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _rbp_resid_kernel(rels, offsets, p, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        unj = 0
+        s = 0.0
+        cur_p = 1.0
+        for i in range(n):
+            if rels[lo + i] < 0:
+                unj += 1
+                s += cur_p
+            cur_p = cur_p * p
+        out[q, 0] = cur_p + (1 - p) * s if unj else 0.0
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def _unj_kernel(rels, offsets, cuts, out):
+    nc = cuts.shape[0]
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        ci = 0
+        unj = 0
+        for i in range(n):
+            if i == cuts[ci]:
+                out[q, ci] = float(unj) / float(i)
+                ci += 1
+                if ci == nc:
+                    break
+            if rels[lo + i] == -1 or rels[lo + i] == -2:
+                unj += 1
+        while ci < nc:
+            out[q, ci] = float(unj) / float(cuts[ci])
+            ci += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the families
+# ---------------------------------------------------------------------------------------------
+def _gain_family(kernel, family, rels, offsets, levels, relevance_level, params, with_num_rel=False):
+    r, o, eff, nrl, src, gain, sizes, lut, num_rel, _ = _prepare(rels, offsets, levels, relevance_level, params,
+                                                                 family)
+    out = np.zeros((o.size - 1, 1))
+    if with_num_rel:
+        kernel(r, o, eff, nrl, src, gain, sizes, lut, num_rel, out)
+    else:
+        kernel(r, o, eff, nrl, src, gain, sizes, lut, out)
+    return out
+
+
+def G(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``G`` (``m_G.c``), (n_queries, 1): see the module docstring."""
+    return _gain_family(_G_kernel, "G", rels, offsets, levels, relevance_level, params)
+
+
+def ndcg(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``ndcg`` with per-level gains (``m_ndcg.c``), (n_queries, 1)."""
+    return _gain_family(_ndcg_kernel, "ndcg", rels, offsets, levels, relevance_level, params)
+
+
+def ndcg_rel(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``ndcg_rel`` (``m_ndcg_rel.c``), (n_queries, 1)."""
+    return _gain_family(_ndcg_rel_kernel, "ndcg_rel", rels, offsets, levels, relevance_level, params)
+
+
+def Rndcg(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``Rndcg`` (``m_Rndcg.c``), (n_queries, 1)."""
+    return _gain_family(_Rndcg_kernel, "Rndcg", rels, offsets, levels, relevance_level, params, with_num_rel=True)
+
+
+def binG(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``binG`` (``m_binG.c``), (n_queries, 1)."""
+    r, o, lv = _check(rels, offsets, levels)
+    level = _level_int(relevance_level)
+    out = np.zeros((o.size - 1, 1))
+    _binG_kernel(r, o, _num_rel(lv, level), level, out)
+    return out
+
+
+def yaap(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval's ``yaap`` (``m_yaap.c``), (n_queries, 1)."""
+    r, o, lv = _check(rels, offsets, levels)
+    level = _level_int(relevance_level)
+    out = np.zeros((o.size - 1, 1))
+    _yaap_kernel(r, o, _num_rel(lv, level), level, out)
+    return out
+
+
+def _c_long(x: float) -> int:
+    """``(long) x`` on x86-64: truncation; NaN and out-of-range give LONG_MIN."""
+    if x != x or not (-9.223372036854775808e18 <= x < 9.223372036854775808e18):
+        return _LONG_MIN
+    return int(x)
+
+
+def relstring(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> list[str]:
+    """trec_eval's ``relstring`` (``m_relstring.c``): per query the first ``(long) params[0]``
+    (default 10) relevances as characters, unquoted (trec_eval prints ``'%s'``)."""
+    r, o, _ = _check(rels, offsets, levels)
+    params = SPECS["relstring"]["default"] if params is None else tuple(params)
+    if not params:
+        raise ValueError("relstring: params must hold at least one number (the length)")
+    length = _c_long(float(params[0]))
+    nq = o.size - 1
+    width = max(0, min(length, int(np.diff(o).max(initial=0))))   # len = MIN(params[0], num_ret), >= 0
+    chars = np.zeros((nq, max(width, 1)), dtype=np.uint8)
+    lens = np.zeros(nq, dtype=np.int64)
+    _relstring_kernel(r, o, width, chars, lens)
+    return [chars[q, : lens[q]].tobytes().decode("ascii") for q in range(nq)]
+
+
+def _rbp_p(pairs) -> float:
+    p = 0.9
+    for n, v in pairs:
+        if n == "p":
+            p = v
+    return p
+
+
+def rbp(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval 10's ``rbp`` (``m_rbp.c``, ``gain_init.c``), (n_queries, 1)."""
+    pairs = _pairs(params, "rbp")
+    r, o, _, nrl, _, _, _, lut, _, _ = _prepare(rels, offsets, levels, relevance_level, pairs, "rbp", v10=True)
+    out = np.zeros((o.size - 1, 1))
+    _rbp_kernel(r, o, nrl, lut, _rbp_p(pairs), out)
+    return out
+
+
+def rbp_resid(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval 10's ``rbp_resid`` (``m_rbp_resid.c``), (n_queries, 1)."""
+    r, o, _ = _check(rels, offsets, levels)
+    out = np.zeros((o.size - 1, 1))
+    _rbp_resid_kernel(r, o, _rbp_p(_pairs(params, "rbp_resid")), out)
+    return out
+
+
+def _long_cutoffs(cuts) -> tuple:
+    out = sorted(int(k) for k in cuts)
+    if not out or out[0] <= 0:
+        raise ValueError("cut-offs must be positive (trec_eval: 'Negative cutoff detected')")
+    if len(set(out)) != len(out):
+        raise ValueError("cut-offs must not repeat (trec_eval: 'duplicate cutoffs detected')")
+    return tuple(out)
+
+
+def unj(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
+    """trec_eval 10's ``unj`` (``m_unjudged.c``), (n_queries, n_cutoffs)."""
+    r, o, _ = _check(rels, offsets, levels)
+    cuts = np.array(_long_cutoffs(SPECS["unj"]["default"] if params is None else params), dtype=np.int64)
+    out = np.zeros((o.size - 1, cuts.size))
+    _unj_kernel(r, o, cuts, out)
+    return out
