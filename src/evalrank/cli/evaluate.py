@@ -22,9 +22,13 @@ DEFAULT_MEASURES = ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map"
 COMPARE_MEASURES = ("map", "ndcg_cut.10")
 
 _MEASURE_HELP = ("a measure, by trec_eval's name (map, P.5,10, recall.100, recip_rank, Rprec, ndcg, "
-                 "ndcg_cut.10,20, map_cut.k, success.k, num_q, num_ret, num_rel, num_rel_ret) or evalrank's "
-                 "(ndcg@10, err@20, dcg@5, with options: ndcg(convention=gdeval)@20, err(max_grade=3)@20); "
-                 "repeat -m for several")
+                 "ndcg_cut.10,20, map_cut.k, success.k, num_q, num_ret, num_rel, num_rel_ret; nicknames "
+                 "official, set, all_trec), by ir_measures' (AP, AP@100, P@10, P(rel=2)@5, R@100, RR, RR@10, "
+                 "nDCG@10, nDCG(judged_only=True)@10, Rprec, Bpref, infAP, Judged@10, IPrec@0.5, SetP, SetR, "
+                 "SetF, NumQ, NumRet, NumRel, NumRelRet, ERR@20, Success@5, RBP(p=0.8), RBP(rel=2): printed as "
+                 "written; rel= and judged_only= set -l and -J for that measure, else -l and -J apply) or "
+                 "evalrank's (ndcg@10, err@20, dcg@5, with options: ndcg(convention=gdeval)@20, "
+                 "err(max_grade=3)@20); repeat -m for several")
 
 
 def _write(text: str, out) -> None:

@@ -282,12 +282,26 @@ def _rank_values(m: RankMeasure, ranked, convention: str, ids: np.ndarray) -> np
                docid_order=o["docid_order"], precision=o["precision"])
 
 
-def _measure_columns(measures) -> tuple[list, list, list]:
-    """(trec measures in trec_eval's print order, evalrank's measures in given order, all columns)."""
-    trec = sorted((m for m in measures if isinstance(m, TrecMeasure)), key=lambda m: TREC_ORDER.index(m.name))
-    own = [m for m in measures if isinstance(m, RankMeasure)]
-    cols = [c for m in trec for c in m.columns] + [str(m) for m in own]
-    return trec, own, cols
+def _measure_columns(measures) -> tuple[list, list]:
+    """(the measures in print order, all columns): trec_eval's names in trec_eval's print order,
+    then those named the ir_measures way (``AP@100``) and evalrank's own (``ndcg@10``) in the
+    order given."""
+    trec = sorted((m for m in measures if isinstance(m, TrecMeasure) and m.label is None),
+                  key=lambda m: TREC_ORDER.index(m.name))
+    rest = [m for m in measures if not (isinstance(m, TrecMeasure) and m.label is None)]
+    ordered = trec + rest
+    return ordered, [c for m in ordered for c in m.columns]
+
+
+def _cut(ranked, k: int):
+    """Each ranking's first ``k`` documents (the cut of ``RR@k``, ``RBP@k``: trec_eval's ``-M k``)."""
+    from dataclasses import replace
+
+    sizes = np.diff(ranked.offsets)
+    pos = np.arange(ranked.rows.size) - np.repeat(ranked.offsets[:-1], sizes)
+    keep = pos < k
+    offsets = np.concatenate(([0], np.cumsum(np.minimum(sizes, k)))).astype(np.int64)
+    return replace(ranked, rows=ranked.rows[keep], rels=ranked.rels[keep], offsets=offsets)
 
 
 def _judged_only(ranked):
@@ -320,10 +334,22 @@ def _trec_values(trec, ranked, relevance_level: int, num_docs: int) -> tuple[lis
             out.append(None)
             continue
         if m.name in tr.KERNEL_FAMILIES and not (m.name == "ndcg" and m.printable is not None):
-            out.append(np.column_stack([base[c] for c in m.columns]))
+            out.append(np.column_stack([base[c] for c in m.trec_columns]))
+            continue
+        if m.name == "Judged":
+            out.append(tr.judged_at(ranked.rels, ranked.offsets, m.cutoffs[0] if m.cutoffs else None)[:, None])
             continue
         if levels is None:
             levels = tr.rel_levels(ranked.judged, ranked.judged_offsets)
+        if m.name == "rbp" and m.label is not None:    # RBP(p=x): trec_eval 10's rbp.p=x; RBP(rel=l): gain 1 from l up
+            from evalrank.metrics import trec_gain
+
+            pairs = tuple(m.cutoffs)
+            if m.rel is not None:
+                pairs += tuple((str(g), float(g >= m.rel)) for g in range(levels.shape[1]))
+                pairs += (("-2", 1.0),) if m.rel <= 0 else ()    # a negative judgment counts as grade 0
+            out.append(trec_gain.rbp(ranked.rels, ranked.offsets, levels, params=pairs))
+            continue
         if m.name in tr.GAIN_FAMILIES:
             from evalrank.metrics import trec_gain
 
@@ -354,36 +380,49 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
         raise ValueError(f"max_docs must be a positive integer or None, got {max_docs!r}")
     if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)):
         raise TypeError(f"num_docs must be an integer, got {num_docs!r}")
-    trec, own, cols = _measure_columns(measures)
-    aggs, per_q, fmts = [], [], []
-    for m in trec:
-        f = m.family
-        aggs += [f.aggregate] * len(m.columns)
-        per_q += [f.per_query] * len(m.columns)
-        fmts += [f.fmt] * len(m.columns)
-    aggs += ["mean"] * len(own)
-    per_q += [True] * len(own)
-    fmts += ["float"] * len(own)
+    ordered, cols = _measure_columns(measures)
+    aggs, per_q, fmts, start = [], [], [], []
+    # trec_eval's measures by the settings they run under: (-l, -J, cut); those named the
+    # ir_measures way may set their own (P(rel=2)@5, nDCG(judged_only=True)@10, RR@10)
+    groups: dict = {}
+    for i, m in enumerate(ordered):
+        start.append(len(aggs))
+        f = m.family if isinstance(m, TrecMeasure) else None
+        aggs += [f.aggregate if f else "mean"] * len(m.columns)
+        per_q += [f.per_query if f else True] * len(m.columns)
+        fmts += [f.fmt if f else "float"] * len(m.columns)
+        if isinstance(m, TrecMeasure):
+            key = (int(relevance_level if m.rel is None else m.rel),
+                   bool(judged_only if m.judged_only is None else m.judged_only), m.max_docs)
+            groups.setdefault(key, []).append(i)
+    own = [i for i, m in enumerate(ordered) if isinstance(m, RankMeasure)]
     q = index_qrels(as_trec(qrels, "qrels", "qrels"))
     out = []
     for name, r in _runs_of(runs):
         run = as_trec(r, "run", name)
-        ranked = rank_run(run, q, name=name, max_docs=max_docs, complete=complete, precision=precision)
-        if judged_only:
-            ranked = _judged_only(ranked)
+        ranked0 = rank_run(run, q, name=name, max_docs=max_docs, complete=complete, precision=precision)
+        variants: dict = {}
+
+        def variant(jo: bool, cut):
+            # -M (the call's, in rank_run), then -J, then the measure's own cut (P(judged_only=True)@k
+            # is P_k of the judged list)
+            if (jo, cut) not in variants:
+                v = _judged_only(ranked0) if jo else ranked0
+                variants[(jo, cut)] = v if cut is None else _cut(v, cut)
+            return variants[(jo, cut)]
+
+        ranked = variant(bool(judged_only), None)
         values = np.zeros((len(ranked.qids), len(cols)))
-        j = 0
         strings = {}
-        if trec:
-            parts, strings = _trec_values(trec, ranked, relevance_level, num_docs)
-            for m, v in zip(trec, parts):
+        for (level, jo, cut), idx in groups.items():
+            parts, s = _trec_values([ordered[i] for i in idx], variant(jo, cut), level, num_docs)
+            strings.update(s)
+            for i, v in zip(idx, parts):
                 if v is not None:
-                    values[:, j:j + v.shape[1]] = v
-                j += len(m.columns)
+                    values[:, start[i]:start[i] + v.shape[1]] = v
         ids = _doc_ids(run, ranked.rows) if own else None   # once per run, for every own measure
-        for m in own:
-            values[:, j] = _rank_values(m, ranked, convention, ids)
-            j += 1
+        for i in own:
+            values[:, start[i]] = _rank_values(ordered[i], ranked, convention, ids)
         # trec_eval -c sums num_rel over every qrels line with a positive relevance, whatever -l
         extra = {"num_rel": float((q.file.value > 0).sum())} if complete else None
         out.append(RunResult(name, ranked.qids, ranked.missing, cols, values, run.run_tag, extra, tuple(aggs),

@@ -428,3 +428,30 @@ def family_values(measure, rels, offsets, levels, *, relevance_level: int = 1, n
         return out[:, j:j + 1].copy()
     raise ValueError(f"measure {measure}: not a family of family_values")
 
+
+# ---------------------------------------------------------------------------
+# ir_measures' Judged@k (no trec_eval measure)
+# ---------------------------------------------------------------------------
+@njit(cache=True, parallel=True)
+def _judged_kernel(rels, offsets, k, out):
+    for q in prange(offsets.shape[0] - 1):
+        lo = offsets[q]
+        n = offsets[q + 1] - lo
+        m = n if (k <= 0 or k > n) else k
+        c = 0
+        for i in range(m):
+            if rels[lo + i] != -1:
+                c += 1
+        out[q] = c / m if m > 0 else 0.0
+
+
+def judged_at(rels, offsets, k: int | None = None) -> np.ndarray:
+    """ir_measures' ``Judged@k`` per query: the fraction of the top ``k`` documents (``None``: all)
+    that the qrels list, a negative judgment (-2) included; over the list's length when it is
+    shorter than ``k`` (as ir_measures' judged provider divides), 0 for an empty list.
+    ``rels``/``offsets`` as for :func:`trec_measures`."""
+    rels = np.ascontiguousarray(rels, dtype=np.int64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    out = np.zeros(offsets.size - 1)
+    _judged_kernel(rels, offsets, 0 if k is None else int(k), out)
+    return out
