@@ -116,7 +116,11 @@ def _agree(ours: dict, theirs: dict, measures, tol=None):
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_pytrec_eval_measures_equal_ir_measures_per_topic(tmp_path, seed):
     qrels, run, _ = _files(tmp_path, seed)
-    _agree(_ours(PYTREC, qrels, run), _ir(PYTREC, qrels, run), PYTREC)
+    # ir_measures' pytrec_eval provider runs NumRet and NumQ in whichever trec_eval invocation it
+    # made first, with that one's rel and judged_only (a set's order): they are asked for alone
+    alone = ["NumRet", "NumQ"]
+    theirs = _ir([m for m in PYTREC if m not in alone], qrels, run) | _ir(alone, qrels, run)
+    _agree(_ours(PYTREC, qrels, run), theirs, PYTREC)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -237,7 +241,7 @@ def test_an_unknown_measure_is_one_line_in_the_cli(tmp_path):
     qrels, run, _ = _files(tmp_path, 10)
     out = evalrank("evaluate", "-m", "ndcg_cutt.10", qrels, run)
     assert out.returncode != 0 and "Traceback" not in out.stderr
-    assert out.stderr == ("evalrank evaluate: error: measure 'ndcg_cutt.10' is not known; nearest: ndcg_cut, ndcg, "
-                          "ndcg_rel\n")
+    assert out.stderr.startswith("evalrank ") and out.stderr.count("\n") == 1    # the prefix: tests/test_cli_errors.py
+    assert out.stderr.endswith(" error: measure 'ndcg_cutt.10' is not known; nearest: ndcg_cut, ndcg, ndcg_rel\n")
     out = evalrank("evaluate", "-m", "SDCG@10", qrels, run)
     assert out.returncode != 0 and out.stderr.count("\n") == 1 and "not computed by evalrank" in out.stderr
