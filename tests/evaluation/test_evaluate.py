@@ -147,3 +147,22 @@ def test_startup_on_files_imports_no_pandas(files):
             "print('PANDAS' if 'pandas' in sys.modules else 'NO-PANDAS')" % tuple(map(str, files)))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "NO-PANDAS", out
+
+
+def test_summarize_sums_up_each_measure_as_the_all_line_does(tmp_path):
+    """summarize() on evaluate()'s frame gives format_trec's all line: means, sums for counts under
+    either vocabulary (num_ret, NumRet), geometric means for gm_map; -c's missing topics count 0."""
+    from evalrank.evaluation.evaluate import evaluate
+
+    (tmp_path / "q").write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n2 0 d 1\n3 0 e 1\n")
+    (tmp_path / "r").write_text("1 Q0 a 1 2 t\n1 Q0 b 2 1 t\n2 Q0 d 1 3 t\n2 Q0 x 2 2 t\n2 Q0 c 3 1 t\n")
+    ms = ["map", "gm_map", "num_ret", "NumRet", "P.2", "runid"]
+    for complete in (False, True):
+        df = evaluate(tmp_path / "q", tmp_path / "r", ms, complete=complete)
+        assert "runid" not in set(df.measure)                  # text, not a number
+        got = dict(zip(summarize(df).measure, summarize(df).value))
+        (res,) = evaluate_trec(tmp_path / "q", [tmp_path / "r"], ms, complete=complete)
+        want = res.means()
+        for m in ("map", "gm_map", "num_ret", "NumRet", "P_2"):
+            assert got[m] == pytest.approx(want[m], rel=1e-12), (complete, m)
+    assert want["gm_map"] < want["map"] and want["NumRet"] == 5

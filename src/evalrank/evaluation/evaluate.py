@@ -354,7 +354,7 @@ def _trec_values(trec, ranked, relevance_level: int, num_docs: int) -> tuple[lis
             from evalrank.metrics import trec_gain
 
             v = getattr(trec_gain, m.name)(ranked.rels, ranked.offsets, levels, relevance_level=int(relevance_level),
-                                           params=m.cutoffs if m.printable is not None else None,
+                                           params=m.cutoffs,
                                            num_docs=int(num_docs))
             if m.family.fmt == "string":
                 strings[m.columns[0]] = [f"'{x}'" for x in v]     # m_relstring.c prints '%s'
@@ -423,6 +423,7 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
         ids = _doc_ids(run, ranked.rows) if own else None   # once per run, for every own measure
         for i in own:
             values[:, start[i]] = _rank_values(ordered[i], ranked, convention, ids)
+        values[ranked.missing] = 0.0     # -c: a topic the run lacks is not evaluated; it counts 0
         # trec_eval -c sums num_rel over every qrels line with a positive relevance, whatever -l
         extra = {"num_rel": float((q.file.value > 0).sum())} if complete else None
         out.append(RunResult(name, ranked.qids, ranked.missing, cols, values, run.run_tag, extra, tuple(aggs),
@@ -454,23 +455,40 @@ def evaluate(qrels, runs, measures, *, relevance_level: int = 1, max_docs: int |
     results = evaluate_trec(qrels, runs, measures, relevance_level=relevance_level, max_docs=max_docs,
                             complete=complete, precision=precision, convention=convention)
     frames = []
+    aggregates = {}
     for r in results:
-        nq, nc = r.values.shape
+        # runid and relstring are text: not in the frame of numbers
+        keep = [j for j in range(len(r.columns)) if not r.formats or r.formats[j] != "string"]
+        cols = [r.columns[j] for j in keep]
+        aggregates.update({r.columns[j]: r.aggregate(j) for j in keep})
+        nq, nc = len(r.qids), len(keep)
         frames.append(pd.DataFrame({"run": r.name, "qid": np.repeat(np.array(r.qids, dtype=object), nc),
-                                    "measure": np.tile(np.array(r.columns, dtype=object), nq),
-                                    "value": r.values.ravel()}))
-    return pd.concat(frames, ignore_index=True)
+                                    "measure": np.tile(np.array(cols, dtype=object), nq),
+                                    "value": r.values[:, keep].ravel()}))
+    df = pd.concat(frames, ignore_index=True)
+    df.attrs["aggregates"] = aggregates     # how summarize() sums each measure up
+    return df
 
 
 def summarize(df):
-    """trec_eval's ``all`` line per run and measure: the mean over topics (sums for
-    ``num_ret``/``num_rel``/``num_rel_ret``, the topic count for ``num_q``)."""
+    """trec_eval's ``all`` line per run and measure from :func:`evaluate`'s frame: the mean over
+    topics, sums for the counts (``num_ret``, ``NumRet``, ...), the topic count for ``num_q``,
+    the geometric mean of max(v, 1e-5) for ``gm_map`` / ``gm_bpref`` (as ``df.attrs
+    ["aggregates"]`` says; a frame without it: sums for trec_eval's count names)."""
+    aggs = df.attrs.get("aggregates") or {}
     g = df.groupby(["run", "measure"], sort=False)["value"]
     out = g.mean()
-    counts = out.index.get_level_values("measure").isin(COUNTS)
+    names = out.index.get_level_values("measure")
+    kind = np.array([aggs.get(m, "sum" if m in COUNTS else "mean") for m in names], dtype=object)
+    counts = (kind == "sum") | np.isin(names, [c for c in COUNTS if c != "num_q"]) & (kind == "mean")
     out[counts] = g.sum()[counts]
-    nq = out.index.get_level_values("measure") == "num_q"
+    nq = (kind == "num_q") | (names == "num_q")
     out[nq] = g.size()[nq]
+    gm = kind == "gm"
+    if gm.any():
+        logmean = df.assign(value=np.log(np.maximum(df["value"].to_numpy(dtype=float), 0.00001))) \
+            .groupby(["run", "measure"], sort=False)["value"].mean()
+        out[gm] = np.exp(logmean[gm])
     return out.reset_index()
 
 

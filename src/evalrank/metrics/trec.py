@@ -372,7 +372,8 @@ _SET = ("set_P", "set_relative_P", "set_recall", "set_map", "set_F", "utility")
 #: the families computed by the first kernel (``trec_measures``)
 KERNEL_FAMILIES = frozenset(SCALARS) | frozenset(CUT) | {"num_q"}
 #: the gain-based families (:mod:`evalrank.metrics.trec_gain`; ``ndcg`` there with per-level gains)
-GAIN_FAMILIES = frozenset({"G", "binG", "ndcg", "ndcg_rel", "Rndcg", "yaap", "relstring"})
+GAIN_FAMILIES = frozenset({"G", "binG", "ndcg", "ndcg_rel", "Rndcg", "yaap", "relstring", "rbp", "rbp_resid",
+                           "unj"})
 
 
 def family_values(measure, rels, offsets, levels, *, relevance_level: int = 1, num_docs: int = 0,
