@@ -76,8 +76,22 @@ STAGES = (
 
 STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"
 
+#: Commands whose module's parsers are built alone when a command line starts with them:
+#: ``evalrank evaluate`` runs once per run file in shell loops, and building every command's
+#: parser costs more than evaluating a small run. Each is registered by its module here
+#: (tested against :func:`build_parser`'s whole parser).
+FAST = {"evaluate": "evalrank.cli.evaluate", "compare": "evalrank.cli.evaluate"}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only that of ``command``'s module where ``command``
+    is one of :data:`FAST` (the same sub-parser: the same options, help and errors)."""
+    if command in FAST:
+        p = Parser(prog="evalrank")
+        sub = p.add_subparsers(dest="_name", metavar="COMMAND", required=True, help=argparse.SUPPRESS)
+        importlib.import_module(FAST[command]).add_parsers(sub)
+        p.usage = "%(prog)s [-h] COMMAND [OPTIONS ...]"   # after the sub-parsers, which take their prog from it
+        return p
     p = Parser(prog="evalrank",
                epilog="'evalrank COMMAND --help' describes a command and its options.")
     # the listings are written into the descriptions (the sub-parsers' own list is hidden), so
@@ -123,7 +137,8 @@ def main(argv=None) -> int:
     """Run one command. Every error ends as one line ``evalrank <command>: error: ...`` on
     stderr and exit status 1 (2 for bad arguments, from argparse; 130 on Ctrl-C), never a
     traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(str(words[0]) if words else None)
     args = parser.parse_args(argv)
     if sys.stderr is None:  # 2>&-: print(file=None) would write to stdout
         sys.stderr = open(os.devnull, "w")

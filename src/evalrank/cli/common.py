@@ -7,8 +7,6 @@ Only the standard library is imported here (``evalrank --help`` must stay light)
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import sys
 import time
 
@@ -89,6 +87,9 @@ def stage_flags(**options) -> str:
     ``True`` gives the bare option; anything else its ``str``. Every word is shell-quoted, so the result goes into a shell line as it is
     (``{params.opts}``, no ``:q``). The stage's parser reads it back to the same values (tested).
     """
+    import json  # here, not at the top: the commands' start-up (evalrank evaluate) needs neither
+    import shlex
+
     words = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")

@@ -7,6 +7,7 @@ Only the standard library at import time; the handlers import the package's comp
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from evalrank.cli.common import add_command
@@ -71,6 +72,8 @@ def _check_trec_flags(a) -> None:
 
 
 def cmd_evaluate(a) -> None:
+    if "numpy" not in sys.modules:   # a new process: evaluate calls no BLAS, so numpy's import need not
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # start OpenBLAS's threads (unless asked to)
     from evalrank.evaluation.evaluate import evaluate_trec, format_trec
 
     _check_trec_flags(a)

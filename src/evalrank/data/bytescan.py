@@ -1,6 +1,6 @@
 """What the compiled text readers (LETOR: :mod:`.letor`; TREC: :mod:`.trec`) share: a file's
 bytes as users' files come (gzip, a byte-order mark), the blank test, the newline count and the
-float parser. numba only: importing this module imports nothing else of the package.
+float parser. Importing this module imports nothing else of the package but :mod:`evalrank._jit`.
 """
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 import re
 
-import numba
 import numpy as np
+
+from evalrank._jit import njit
 
 __all__ = ["fast_float", "strtod", "file_bytes", "DamagedGzipError", "is_blank", "count_newlines"]
 
@@ -63,16 +64,16 @@ def _gunzip(src) -> bytes:
         raise DamagedGzipError(str(e)) from None
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def is_blank(c):
     """Whitespace inside a line (not the newline): blank, tab, CR, VT, FF -- C's isspace less '\\n'."""
-    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+    return c <= 32 and (c == 32 or (9 <= c <= 13 and c != 10))   # most bytes fail the first test
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, lists=("buf",))
 def count_newlines(buf):
     n = 0
-    for i in range(buf.shape[0]):
+    for i in range(len(buf)):
         if buf[i] == 10:
             n += 1
     return n
@@ -82,7 +83,7 @@ _TWO53 = 2**53
 _POW10 = np.array([10.0**k for k in range(23)], dtype=np.float64)  # exact doubles
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def fast_float(buf, s, e):
     """Parse ``buf[s:e]`` as a float64 exactly as C's ``strtod`` (and Python's ``float()``)
     would when it takes the whole token.
@@ -99,12 +100,12 @@ def fast_float(buf, s, e):
     if i < e and (buf[i] == 45 or buf[i] == 43):
         neg = buf[i] == 45
         i += 1
-    m = np.int64(0)
+    m = 0
     nd = 0
     scale = 0
     any_digit = False
     while i < e:
-        d = np.int64(buf[i]) - 48
+        d = int(buf[i]) - 48
         if d < 0 or d > 9:
             break
         any_digit = True
@@ -117,7 +118,7 @@ def fast_float(buf, s, e):
     if i < e and buf[i] == 46:  # '.'
         i += 1
         while i < e:
-            d = np.int64(buf[i]) - 48
+            d = int(buf[i]) - 48
             if d < 0 or d > 9:
                 break
             any_digit = True
@@ -139,7 +140,7 @@ def fast_float(buf, s, e):
         ex = 0
         n_ex = 0
         while i < e:
-            d = np.int64(buf[i]) - 48
+            d = int(buf[i]) - 48
             if d < 0 or d > 9:
                 break
             if ex < 100000:

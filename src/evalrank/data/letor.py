@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from evalrank import io
+from evalrank._jit import numba  # numba, with bytescan's byte kernels (called below) compiled
 from evalrank.data.bytescan import DamagedGzipError, file_bytes
 from evalrank.data.bytescan import count_newlines as _count_newlines
 from evalrank.data.bytescan import fast_float as _fast_float

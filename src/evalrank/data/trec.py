@@ -23,7 +23,8 @@ that is not a number, a relevance that is not an integer, a NaN or infinite
 score (``inf``, ``nan``, ``1e400``). A relevance written as ``2.0`` is read as
 trec_eval's ``atol`` reads it (2); a relevance is ASCII digits after an optional sign.
 
-The bytes are parsed by numba kernels (:func:`read_trec`): one pass over the
+The bytes are parsed by kernels (:func:`read_trec`; compiled by numba for large files,
+interpreted for small ones: :mod:`evalrank._jit`): one pass over the
 file records, per line, where its query id and document id lie in the
 buffer, a 64-bit FNV-1a hash of each, and the parsed score or relevance. No
 Python object is made per line: query ids are decoded once per run of equal
@@ -40,9 +41,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numba
 import numpy as np
 
+from evalrank import _jit
+from evalrank._jit import njit
 from evalrank.data.bytescan import DamagedGzipError, count_newlines, file_bytes
 from evalrank.data.bytescan import fast_float as _fast_float
 from evalrank.data.bytescan import is_blank as _space
@@ -65,16 +67,16 @@ _FNV_PRIME = np.uint64(1099511628211)
 _OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER, _LONE_CR = 0, 1, 2, 3, 4
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, wraparound=True)
 def fnv1a(buf, s, e):
     """64-bit FNV-1a hash of ``buf[s:e]``."""
     h = _FNV_OFFSET
     for i in range(s, e):
-        h = (h ^ np.uint64(buf[i])) * _FNV_PRIME
+        h = (h ^ buf[i]) * _FNV_PRIME
     return h
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _atol(buf, s, e):
     """C ``atol`` on a token that must start with an integer: ``(ok, value)``; ``2.0`` and
     ``2`` give 2, ``x`` is refused (trec_eval would read 0)."""
@@ -103,7 +105,7 @@ def _atol(buf, s, e):
     return True, -v if neg else v
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, wraparound=True, lists=("buf",))
 def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
     """One pass over a qrels (``is_run`` False) or run file.
 
@@ -115,7 +117,7 @@ def _scan(buf, is_run, qs, qe, ds, de, dh, value, line_of, seg_start, fallback):
     the scan with ``_LONE_CR``; CRLF and blanks after a CR are whitespace as in trec_eval.
     Returns ``(n_lines, n_segments, error, error_line, tok_s, tok_e, n_fields)``.
     """
-    n = buf.shape[0]
+    n = len(buf)
     i = 0
     j = 0
     nseg = 0
@@ -270,6 +272,7 @@ def read_trec(path, kind: str) -> TrecFile:
         raise ValueError(f"kind must be 'qrels' or 'run', got {kind!r}")
     path = Path(path)
     data = _file_bytes(path)
+    _jit.need(len(data))
     buf = np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, dtype=np.uint8)
     cap = count_newlines(buf) + 1
     qs = np.empty(cap, np.int64)

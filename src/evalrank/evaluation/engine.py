@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from evalrank import _jit
+from evalrank._jit import njit, prange
 from evalrank.data.trec import TrecFile, TrecFormatError
 
 __all__ = ["QrelsIndex", "index_qrels", "rank_run", "RankedRun"]
@@ -39,12 +40,12 @@ __all__ = ["QrelsIndex", "index_qrels", "rank_run", "RankedRun"]
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", wraparound=True)
 def _slot(qcode, h, mask):
     return np.int64((h ^ (np.uint64(qcode + 1) * _MIX)) & np.uint64(mask))
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _same(buf_a, sa, ea, buf_b, sb, eb):
     if ea - sa != eb - sb:
         return False
@@ -54,7 +55,7 @@ def _same(buf_a, sa, ea, buf_b, sb, eb):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, wraparound=True)
 def _build_table(qcode, dh, ds, de, buf, table, dup):
     """Open addressing (linear probing) on (topic, id hash); ``dup[j]`` = an earlier line
     with the same topic and id bytes, else -1."""
@@ -72,7 +73,7 @@ def _build_table(qcode, dh, ds, de, buf, table, dup):
             s = (s + 1) & mask
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always")
 def _before(a, b, score, ds, de, buf):
     """trec_eval's order: higher score first, then the larger id (strcmp), then file order."""
     if score[a] != score[b]:
@@ -90,7 +91,7 @@ def _before(a, b, score, ds, de, buf):
     return a < b
 
 
-@numba.njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def _merge_sort(idx, tmp, score, ds, de, buf):
     n = idx.shape[0]
     width = 1
@@ -125,13 +126,15 @@ def _merge_sort(idx, tmp, score, ds, de, buf):
         idx[:] = src[:]
 
 
-@numba.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, wraparound=True,
+      lists=("qid", "score", "ds", "de", "dh", "buf", "qmap", "q_code", "q_ds", "q_de", "q_dh", "q_rel", "q_buf",
+             "table", "out_off"))
 def _rank_match(qid, score, ds, de, dh, buf, n_codes, qmap, max_docs,
                 q_code, q_ds, q_de, q_dh, q_rel, q_buf, table,
                 out_off, out_rows, out_rels, dup_row):
     """Group the run's lines by topic (counting sort), rank each evaluated topic as trec_eval
     does, keep ``max_docs``, find duplicates and look up relevances."""
-    n = qid.shape[0]
+    n = len(qid)
     counts = np.zeros(n_codes + 1, dtype=np.int64)
     for j in range(n):
         counts[qid[j] + 1] += 1
@@ -143,15 +146,15 @@ def _rank_match(qid, score, ds, de, dh, buf, n_codes, qmap, max_docs,
         c = qid[j]
         perm[fill[c]] = j
         fill[c] += 1
-    mask = table.shape[0] - 1
-    n_eval = out_off.shape[0] - 1
+    mask = len(table) - 1
+    n_eval = len(out_off) - 1
     ev = np.empty(n_eval, dtype=np.int64)  # run code of evaluated topic e
     e = 0
     for c in range(n_codes):
         if qmap[c] >= 0:
             ev[e] = c
             e += 1
-    for e in numba.prange(n_eval):
+    for e in prange(n_eval):
         c = ev[e]
         lo = counts[c]
         hi = counts[c + 1]
@@ -216,6 +219,7 @@ class QrelsIndex:
 
 def index_qrels(qrels: TrecFile) -> QrelsIndex:
     n = len(qrels)
+    _jit.need(n * _jit.LINE_BYTES)
     size = 1
     while size < 2 * n:
         size *= 2
@@ -249,6 +253,7 @@ class RankedRun:
 def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | None = None,
              complete: bool = False, precision: str | None = "float32") -> RankedRun:
     """Rank ``run`` against ``qrels`` as trec_eval does (module docstring)."""
+    _jit.need(len(run) * _jit.LINE_BYTES)
     qcode = {q: i for i, q in enumerate(qrels.qids)}
     qmap = np.array([qcode.get(q, -1) for q in run.qids], dtype=np.int64)
     if not (qmap >= 0).any() and not complete:

@@ -33,9 +33,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import numba
 import numpy as np
 
+from evalrank import _jit
+from evalrank._jit import njit
 from evalrank.data.trec import TrecFile, fnv1a, read_trec
 from evalrank.metrics.names import COUNTS, TREC_ORDER, RankMeasure, TrecMeasure, parse_measures
 
@@ -119,7 +120,7 @@ def _column(cols, names, what, kind):
     raise ValueError(f"{kind}: no {what} column; expected one of {list(names)}, got {list(cols)}")
 
 
-@numba.njit(cache=True)
+@njit(cache=True, wraparound=True)
 def _hash_spans(buf, ds, de, out):
     for i in range(ds.shape[0]):
         out[i] = fnv1a(buf, ds[i], de[i])
@@ -134,6 +135,7 @@ def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
     docs = np.asarray(docs)
     values = np.asarray(values, dtype=np.float64)
     n = qids.shape[0]
+    _jit.need(n * _jit.LINE_BYTES)
     if docs.shape != (n,) or values.shape != (n,):
         raise ValueError(f"{name}: query ids, document ids and values must have the same length, got "
                          f"{qids.shape}, {docs.shape}, {values.shape}")
@@ -237,7 +239,7 @@ def _runs_of(runs) -> list[tuple[str, object]]:
 # ---------------------------------------------------------------------------
 # measures on a ranked run
 # ---------------------------------------------------------------------------
-@numba.njit(cache=True)
+@njit(cache=True)
 def _gather_ids(buf, ds, de, rows, width):
     out = np.zeros((rows.shape[0], width), dtype=np.uint8)
     for i in range(rows.shape[0]):
@@ -372,6 +374,7 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
     """The arrays behind :func:`evaluate` (no pandas): one :class:`RunResult` per run."""
     from evalrank.evaluation.engine import index_qrels, rank_run
 
+    _jit.need(_jit.input_bytes(qrels, runs))  # many small files together may be worth compiling
     measures = parse_measures(measures)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
         raise TypeError(f"relevance_level must be an integer, got {relevance_level!r}")

@@ -33,9 +33,11 @@ trec_eval. A topic with no positive judgment scores 0 on every measure.
 
 from __future__ import annotations
 
-import numba
+import math
+
 import numpy as np
 
+from evalrank import _jit
 from evalrank._jit import njit, prange
 
 __all__ = ["trec_measures", "ideal_gains"]
@@ -54,13 +56,13 @@ def ideal_gains(judged: np.ndarray, judged_offsets: np.ndarray) -> tuple[np.ndar
     return g[order], np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
 
 
-@numba.njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True)
 def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out_cut):
     """``out_scalar[q]``: num_ret, num_rel, num_rel_ret, map, Rprec, recip_rank, ndcg;
     ``out_cut[q, c, j]`` at cut-off ``ks[j]``: c = P, recall, ndcg_cut, map_cut, success."""
     nq = offsets.shape[0] - 1
     nk = ks.shape[0]
-    for q in numba.prange(nq):
+    for q in prange(nq):
         lo = offsets[q]
         n = offsets[q + 1] - lo
         R = num_rel[q]
@@ -84,7 +86,7 @@ def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out
                 j += 1
             r = rels[lo + i]
             if r > 0:
-                dcg += r / np.log2(i + 2.0)
+                dcg += r / math.log2(i + 2.0)
             if r >= level:
                 rel_so_far += 1
                 ap_at += rel_so_far / (i + 1.0)
@@ -107,7 +109,7 @@ def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out
             while j < nk and ks[j] == i:
                 out_cut[q, 2, j] = out_cut[q, 2, j] / idcg if idcg > 0 else 0.0
                 j += 1
-            idcg += ideal[il + i] / np.log2(i + 2.0)
+            idcg += ideal[il + i] / math.log2(i + 2.0)
         while j < nk:
             out_cut[q, 2, j] = out_cut[q, 2, j] / idcg if idcg > 0 else 0.0
             j += 1
@@ -136,6 +138,7 @@ def trec_measures(rels, offsets, judged, judged_offsets, *, cutoffs=(), relevanc
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
     judged = np.ascontiguousarray(judged, dtype=np.int64)
     judged_offsets = np.ascontiguousarray(judged_offsets, dtype=np.int64)
+    _jit.need(rels.size * _jit.LINE_BYTES)
     if offsets.ndim != 1 or offsets.size < 1 or judged_offsets.shape != offsets.shape:
         raise ValueError("offsets and judged_offsets must be 1-d with one entry per query + 1")
     if not isinstance(relevance_level, (int, np.integer)) or isinstance(relevance_level, bool):
