@@ -103,7 +103,7 @@ def test_every_option_has_help_and_shows_its_default():
     formatter = HelpFormatter("evalrank")
     for name, parser in commands().items():
         for action in parser._actions:
-            if isinstance(action, argparse._HelpAction):
+            if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
                 continue
             text = formatter._get_help_string(action)
             assert action.help and action.help.strip(), (name, action.dest)
