@@ -182,8 +182,10 @@ def add_parsers(sub) -> None:
 
     s.add_argument("-v", "--version", action="version", help="print the version and exit (trec_eval -v)",
                    version=f"evalrank {__version__} (trec_eval 9.0.8's measures and output)")
-    s.add_argument("-D", metavar="LEVEL", help=argparse.SUPPRESS)
-    s.add_argument("-Z", metavar="FILE", help=argparse.SUPPRESS)
+    s.add_argument("-D", metavar="LEVEL", help="trec_eval's debug level: refused, its debug printout is not "
+                                               "reproduced (default: none)")
+    s.add_argument("-Z", metavar="FILE", help="trec_eval's z-scores against a file of per-topic means: refused, "
+                                              "not implemented (default: none)")
 
     s = add_command(
         sub, "compare", cmd_compare,
