@@ -18,11 +18,15 @@ For every run (:class:`evalrank.data.trec.TrecFile`) and qrels:
 4. each retrieved document gets its relevance: -1 if the topic's qrels do
    not list it, -2 if they list it with a negative relevance.
 
-Documents are matched through 64-bit FNV-1a hashes of their ids, confirmed
-by comparing the bytes; ids are compared byte-wise only where two scores
-tie. One counting sort groups the run's lines by topic; a topic's lines that
-already come in trec_eval's order (the usual case: runs are written by
-rank) are not sorted again.
+Documents are matched through 64-bit FNV-1a hashes of their ids: the kept
+documents of a topic go into a small hash table (which finds duplicates), and
+each of the topic's judgments is looked up there, confirmed by comparing the
+bytes; ids are compared byte-wise only where two scores tie. A topic's lines
+are used where they lie when each topic's lines are together (the usual
+case), else one counting sort groups them; a topic's lines that already come
+in trec_eval's order (runs are written by rank) are not sorted again, the
+others by a radix sort on their scores (float32 rounding done as they are
+compared, no copy of the scores), ties then by document id.
 """
 
 from __future__ import annotations
@@ -37,47 +41,42 @@ from evalrank.data.trec import TrecFile, TrecFormatError
 
 __all__ = ["QrelsIndex", "index_qrels", "rank_run", "RankedRun"]
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
-@njit(cache=True, nogil=True, inline="always", wraparound=True)
-def _slot(qcode, h, mask):
-    return np.int64((h ^ (np.uint64(qcode + 1) * _MIX)) & np.uint64(mask))
-
-
 @njit(cache=True, nogil=True, inline="always")
 def _same(buf_a, sa, ea, buf_b, sb, eb):
-    if ea - sa != eb - sb:
+    """``buf_a[sa:ea] == buf_b[sb:eb]``, eight bytes a step."""
+    n = ea - sa
+    if n != eb - sb:
         return False
-    for c in range(ea - sa):
+    c = 0
+    while c + 8 <= n:
+        d = 0
+        for k in range(8):
+            d |= buf_a[sa + c + k] ^ buf_b[sb + c + k]
+        if d != 0:
+            return False
+        c += 8
+    while c < n:
         if buf_a[sa + c] != buf_b[sb + c]:
             return False
+        c += 1
     return True
 
 
-@njit(cache=True, nogil=True, wraparound=True)
-def _build_table(qcode, dh, ds, de, buf, table, dup):
-    """Open addressing (linear probing) on (topic, id hash); ``dup[j]`` = an earlier line
-    with the same topic and id bytes, else -1."""
-    mask = table.shape[0] - 1
-    for j in range(qcode.shape[0]):
-        s = _slot(qcode[j], dh[j], mask)
-        while True:
-            t = table[s]
-            if t < 0:
-                table[s] = j
-                break
-            if qcode[t] == qcode[j] and dh[t] == dh[j] and _same(buf, ds[t], de[t], buf, ds[j], de[j]):
-                dup[j] = t
-                break
-            s = (s + 1) & mask
+@njit(cache=True, nogil=True, inline="always")
+def _score(score, j, f32):
+    """Line ``j``'s score as compared: rounded to float32 (trec_eval 9) or as read."""
+    if f32:
+        return np.float64(np.float32(score[j]))
+    return np.float64(score[j])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _before(a, b, score, ds, de, buf):
+def _before(a, b, score, f32, ds, de, buf):
     """trec_eval's order: higher score first, then the larger id (strcmp), then file order."""
-    if score[a] != score[b]:
-        return score[a] > score[b]
+    sa = _score(score, a, f32)
+    sb = _score(score, b, f32)
+    if sa != sb:
+        return sa > sb
     la = de[a] - ds[a]
     lb = de[b] - ds[b]
     m = min(la, lb)
@@ -92,8 +91,8 @@ def _before(a, b, score, ds, de, buf):
 
 
 @njit(cache=True, nogil=True)
-def _merge_sort(idx, tmp, score, ds, de, buf):
-    n = idx.shape[0]
+def _merge_sort(idx, tmp, score, f32, ds, de, buf):
+    n = len(idx)
     width = 1
     src = idx
     dst = tmp
@@ -104,7 +103,7 @@ def _merge_sort(idx, tmp, score, ds, de, buf):
             hi = min(lo + 2 * width, n)
             i, j, k = lo, mid, lo
             while i < mid and j < hi:
-                if _before(src[j], src[i], score, ds, de, buf):
+                if _before(src[j], src[i], score, f32, ds, de, buf):
                     dst[k] = src[j]
                     j += 1
                 else:
@@ -126,27 +125,113 @@ def _merge_sort(idx, tmp, score, ds, de, buf):
         idx[:] = src[:]
 
 
-@njit(cache=True, parallel=True, wraparound=True,
-      lists=("qid", "score", "ds", "de", "dh", "buf", "qmap", "q_code", "q_ds", "q_de", "q_dh", "q_rel", "q_buf",
-             "table", "out_off"))
-def _rank_match(qid, score, ds, de, dh, buf, n_codes, qmap, max_docs,
-                q_code, q_ds, q_de, q_dh, q_rel, q_buf, table,
+@njit(cache=True, nogil=True)
+def _rank_topic(idx, score, f32, ds, de, buf):
+    """Put ``idx`` (one topic's lines, ascending) in trec_eval's order: a stable LSD radix sort
+    on the scores (decreasing; 8 bits a pass, passes whose digit every key shares skipped),
+    then each group of tied scores by document id (:func:`_before`)."""
+    m = len(idx)
+    keys = np.empty(m, dtype=np.uint64)
+    if f32:
+        neg = np.empty(m, dtype=np.float32)
+        for i in range(m):
+            x = np.float32(score[idx[i]])
+            neg[i] = -x if x != 0 else np.float32(0.0)   # 0 and -0 tie, as in C's comparison
+        bits = neg.view(np.uint32)
+        for i in range(m):
+            b = np.uint64(bits[i])
+            if b >= np.uint64(0x80000000):
+                keys[i] = b ^ np.uint64(0xFFFFFFFF)
+            else:
+                keys[i] = b | np.uint64(0x80000000)
+        passes = 4
+    else:
+        neg64 = np.empty(m, dtype=np.float64)
+        for i in range(m):
+            x = np.float64(score[idx[i]])
+            neg64[i] = -x if x != 0 else 0.0
+        bits64 = neg64.view(np.uint64)
+        for i in range(m):
+            b = bits64[i]
+            if b >= np.uint64(0x8000000000000000):
+                keys[i] = b ^ np.uint64(0xFFFFFFFFFFFFFFFF)
+            else:
+                keys[i] = b | np.uint64(0x8000000000000000)
+        passes = 8
+    k2 = np.empty(m, dtype=np.uint64)
+    i2 = np.empty(m, dtype=idx.dtype)
+    cnt = np.empty(256, dtype=np.int64)
+    src_k, dst_k, src_i, dst_i = keys, k2, idx, i2
+    for p in range(passes):
+        sh = np.uint64(8 * p)
+        cnt[:] = 0
+        for i in range(m):
+            cnt[np.int64((src_k[i] >> sh) & np.uint64(255))] += 1
+        if cnt[np.int64((src_k[0] >> sh) & np.uint64(255))] == m:
+            continue
+        s = 0
+        for d in range(256):
+            c = cnt[d]
+            cnt[d] = s
+            s += c
+        for i in range(m):
+            d = np.int64((src_k[i] >> sh) & np.uint64(255))
+            t = cnt[d]
+            cnt[d] = t + 1
+            dst_k[t] = src_k[i]
+            dst_i[t] = src_i[i]
+        src_k, dst_k = dst_k, src_k
+        src_i, dst_i = dst_i, src_i
+    if src_i is not idx:
+        idx[:] = src_i[:]
+    # tied scores: by document id, decreasing
+    i = 0
+    while i < m:
+        j = i + 1
+        while j < m and src_k[j] == src_k[i]:
+            j += 1
+        if j - i > 1:
+            _merge_sort(idx[i:j], np.empty(j - i, dtype=idx.dtype), score, f32, ds, de, buf)
+        i = j
+
+
+@njit(cache=True, parallel=True, lists=("qid", "score", "ds", "de", "dh", "buf", "qmap", "q_jo", "q_sdh", "q_srow",
+                                         "q_rel", "q_ds", "q_de", "q_buf", "out_off"))
+def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
+                q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf,
                 out_off, out_rows, out_rels, dup_row):
-    """Group the run's lines by topic (counting sort), rank each evaluated topic as trec_eval
-    does, keep ``max_docs``, find duplicates and look up relevances."""
+    """Group the run's lines by topic (no copy where each topic's lines are together, else a
+    counting sort), rank each evaluated topic as trec_eval does, keep ``max_docs``, find
+    duplicates (a hash table of the kept documents) and look each of the topic's judgments up
+    in that table."""
     n = len(qid)
-    counts = np.zeros(n_codes + 1, dtype=np.int64)
-    for j in range(n):
-        counts[qid[j] + 1] += 1
-    for c in range(n_codes):
-        counts[c + 1] += counts[c]
-    perm = np.empty(n, dtype=np.int64)
-    fill = counts[:-1].copy()
+    cnt = np.zeros(n_codes, dtype=np.int64)
+    first = np.zeros(n_codes, dtype=np.int64)
+    last = np.zeros(n_codes, dtype=np.int64)
     for j in range(n):
         c = qid[j]
-        perm[fill[c]] = j
-        fill[c] += 1
-    mask = len(table) - 1
+        if cnt[c] == 0:
+            first[c] = j
+        last[c] = j
+        cnt[c] += 1
+    together = True
+    for c in range(n_codes):
+        if cnt[c] > 0 and last[c] - first[c] + 1 != cnt[c]:
+            together = False
+            break
+    if together:
+        perm = np.empty(0, dtype=np.int64)
+    else:  # counting sort: first[c] becomes the topic's start in perm
+        perm = np.empty(n, dtype=np.int64)
+        s = 0
+        for c in range(n_codes):
+            first[c] = s
+            s += cnt[c]
+        fill = first.copy()
+        for j in range(n):
+            c = qid[j]
+            perm[fill[c]] = j
+            fill[c] += 1
     n_eval = len(out_off) - 1
     ev = np.empty(n_eval, dtype=np.int64)  # run code of evaluated topic e
     e = 0
@@ -156,61 +241,107 @@ def _rank_match(qid, score, ds, de, dh, buf, n_codes, qmap, max_docs,
             e += 1
     for e in prange(n_eval):
         c = ev[e]
-        lo = counts[c]
-        hi = counts[c + 1]
-        idx = perm[lo:hi].copy()
+        if together:
+            idx = np.arange(first[c], first[c] + cnt[c])
+        else:
+            idx = perm[first[c]:first[c] + cnt[c]].copy()
         ordered = True
-        for i in range(1, idx.shape[0]):
-            if not _before(idx[i - 1], idx[i], score, ds, de, buf):
+        for i in range(1, len(idx)):
+            if not _before(idx[i - 1], idx[i], score, f32, ds, de, buf):
                 ordered = False
                 break
         if not ordered:
-            _merge_sort(idx, np.empty_like(idx), score, ds, de, buf)
-        m = min(idx.shape[0], max_docs)
+            _rank_topic(idx, score, f32, ds, de, buf)
+        m = min(len(idx), max_docs)
         o = out_off[e]
-        # duplicates among the kept documents
+        # the kept documents in a hash table (rank positions): duplicates
         size = 1
         while size < 2 * m:
             size *= 2
         seen = np.full(size, -1, dtype=np.int64)
-        smask = size - 1
-        qc = qmap[c]
+        mask = np.uint64(size - 1)
         for r in range(m):
             j = idx[r]
             out_rows[o + r] = j
-            s = np.int64(dh[j] & np.uint64(smask))
+            out_rels[o + r] = -1
+            h = dh[j]
+            s = np.int64(h & mask)
             while seen[s] >= 0:
-                t = seen[s]
-                if dh[t] == dh[j] and _same(buf, ds[t], de[t], buf, ds[j], de[j]):
+                t = idx[seen[s]]
+                if dh[t] == h and _same(buf, ds[t], de[t], buf, ds[j], de[j]):
                     if dup_row[e] < 0:
                         dup_row[e] = j
                     break
-                s = (s + 1) & smask
+                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
             if seen[s] < 0:
-                seen[s] = j
-            # relevance from the qrels
-            rel = -1
-            s = _slot(qc, dh[j], mask)
-            while table[s] >= 0:
-                t = table[s]
-                if q_code[t] == qc and q_dh[t] == dh[j] and _same(q_buf, q_ds[t], q_de[t], buf, ds[j], de[j]):
-                    rel = q_rel[t] if q_rel[t] >= 0 else -2
+                seen[s] = r
+        # each judgment of the topic looked up among them: its relevance (-2: negative)
+        qc = qmap[c]
+        for p in range(q_jo[qc], q_jo[qc + 1]):
+            h = q_sdh[p]
+            s = np.int64(h & mask)
+            while seen[s] >= 0:
+                r = seen[s]
+                j = idx[r]
+                if dh[j] == h:
+                    t = q_srow[p]
+                    if _same(q_buf, q_ds[t], q_de[t], buf, ds[j], de[j]):
+                        if out_rels[o + r] == -1:  # the first judgment of a repeated one
+                            out_rels[o + r] = q_rel[p] if q_rel[p] >= 0 else -2
+                        break
+                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+
+
+@njit(cache=True, parallel=True, lists=("qid", "dh", "ds", "de", "buf"))
+def _index_topics(qid, dh, ds, de, buf, jo, srow, sdh, dup_row, dup_prev):
+    """Group the judgments by topic (counting sort: ``srow``/``sdh`` in topic order, file order
+    within a topic); the first line of a topic that repeats an earlier judgment of it goes to
+    ``dup_row[c]`` (the earlier line to ``dup_prev[c]``)."""
+    n_codes = len(jo) - 1
+    fill = jo[:-1].copy()
+    for j in range(len(qid)):
+        c = qid[j]
+        p = fill[c]
+        srow[p] = j
+        sdh[p] = dh[j]
+        fill[c] = p + 1
+    for c in prange(n_codes):
+        k = jo[c + 1] - jo[c]
+        size = 1
+        while size < 2 * k:
+            size *= 2
+        tab = np.full(size, -1, dtype=np.int64)
+        mask = np.uint64(size - 1)
+        for p in range(jo[c], jo[c + 1]):
+            h = sdh[p]
+            s = np.int64(h & mask)
+            while True:
+                t = tab[s]
+                if t < 0:
+                    tab[s] = p
                     break
-                s = (s + 1) & mask
-            out_rels[o + r] = rel
+                if sdh[t] == h and _same(buf, ds[srow[t]], de[srow[t]], buf, ds[srow[p]], de[srow[p]]):
+                    if dup_row[c] < 0:
+                        dup_row[c] = srow[p]
+                        dup_prev[c] = srow[t]
+                    break
+                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
 
 
 @dataclass(frozen=True, eq=False)
 class QrelsIndex:
-    """Qrels ready for lookups: the file, a hash table over (topic, id), each topic's
-    judgments grouped (``judged``/``judged_offsets`` in topic code order), and the lines that
-    repeat a judgment (``dup``: -1 or the earlier line)."""
+    """Qrels ready for lookups: the file; each topic's judgments grouped (``judged`` their
+    relevance, ``judged_offsets`` per topic code, ``rows`` their lines, ``hashes`` their id
+    hashes); per topic the first line that repeats a judgment of the topic (``dup_row``, -1:
+    none) and the line it repeats (``dup_prev``)."""
 
     file: TrecFile
-    table: np.ndarray
     judged: np.ndarray
     judged_offsets: np.ndarray
-    dup: np.ndarray
+    rows: np.ndarray
+    hashes: np.ndarray
+    dup_row: np.ndarray
+    dup_prev: np.ndarray
 
     @property
     def qids(self) -> list:
@@ -220,16 +351,16 @@ class QrelsIndex:
 def index_qrels(qrels: TrecFile) -> QrelsIndex:
     n = len(qrels)
     _jit.need(n * _jit.LINE_BYTES)
-    size = 1
-    while size < 2 * n:
-        size *= 2
-    table = np.full(size, -1, dtype=np.int64)
-    dup = np.full(n, -1, dtype=np.int64)
-    rel = qrels.value.astype(np.int64)
-    _build_table(qrels.qid, qrels.doc_hash, qrels.doc_start, qrels.doc_end, qrels.buf, table, dup)
-    order = np.argsort(qrels.qid, kind="stable")
-    sizes = np.bincount(qrels.qid, minlength=len(qrels.qids))
-    return QrelsIndex(qrels, table, rel[order], np.concatenate(([0], np.cumsum(sizes))).astype(np.int64), dup)
+    nq = len(qrels.qids)
+    jo = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qrels.qid, minlength=nq), out=jo[1:])
+    srow = np.empty(n, dtype=np.int32 if n < 2 ** 31 - 1 else np.int64)
+    sdh = np.empty(n, dtype=np.uint64)
+    dup_row = np.full(nq, -1, dtype=np.int64)
+    dup_prev = np.full(nq, -1, dtype=np.int64)
+    _index_topics(qrels.qid, qrels.doc_hash, qrels.doc_start, qrels.doc_end, qrels.buf, jo, srow, sdh, dup_row,
+                  dup_prev)
+    return QrelsIndex(qrels, qrels.value[srow].astype(np.int64), jo, srow, sdh, dup_row, dup_prev)
 
 
 @dataclass(frozen=True, eq=False)
@@ -259,29 +390,27 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
     if not (qmap >= 0).any() and not complete:
         raise TrecFormatError(f"{run.path}: no topic of the run has qrels (run topics e.g. {run.qids[:3]}, qrels "
                               f"topics e.g. {qrels.qids[:3]})")
-    if precision in (None, "float64"):
-        score = run.value
-    elif precision == "float32":
-        score = run.value.astype(np.float32).astype(np.float64)
-    else:
+    if precision not in (None, "float64", "float32"):
         raise ValueError(f"precision must be 'float32' (trec_eval 9) or None (float64, trec_eval 10), got "
                          f"{precision!r}")
+    f32 = precision == "float32"   # the kernel rounds each score as it compares it: no copy of the scores
     M = np.iinfo(np.int64).max if max_docs is None else int(max_docs)
     counts = np.bincount(run.qid, minlength=len(run.qids))
     ev = np.flatnonzero(qmap >= 0)
     sizes = np.minimum(counts[ev], M)
-    out_off = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-    rows = np.empty(int(out_off[-1]), dtype=np.int64)
+    out_off = np.zeros(ev.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out_off[1:])
+    rows = np.empty(int(out_off[-1]), dtype=np.int32 if len(run) < 2 ** 31 - 1 else np.int64)   # memory
     rels = np.empty(int(out_off[-1]), dtype=np.int64)
     dup_row = np.full(ev.size, -1, dtype=np.int64)
     qf = qrels.file
-    _rank_match(run.qid, score, run.doc_start, run.doc_end, run.doc_hash, run.buf, len(run.qids), qmap, M,
-                qf.qid, qf.doc_start, qf.doc_end, qf.doc_hash, qf.value.astype(np.int64), qf.buf, qrels.table,
+    _rank_match(run.qid, run.value, f32, run.doc_start, run.doc_end, run.doc_hash, run.buf, len(run.qids), qmap, M,
+                qrels.judged_offsets, qrels.hashes, qrels.rows, qrels.judged, qf.doc_start, qf.doc_end, qf.buf,
                 out_off, rows, rels, dup_row)
     bad = np.flatnonzero(dup_row >= 0)
     if bad.size:
         j = int(dup_row[bad[0]])
-        raise TrecFormatError(f"{run.path}:{run.line[j]}: document {run.doc_id(j)!r} retrieved twice for topic "
+        raise TrecFormatError(f"{run.path}:{run.line_of(j)}: document {run.doc_id(j)!r} retrieved twice for topic "
                               f"{run.qids[run.qid[j]]!r} (trec_eval stops here: 'duplicate docs')")
     eval_codes = qmap[ev]
     qids = [run.qids[c] for c in ev.tolist()]
@@ -299,21 +428,23 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
             qids, out_off = qids_all, new_off   # rows/rels keep their order: topics are in qid order
     _check_qrels_duplicates(qrels, eval_codes)
     jo = qrels.judged_offsets
-    jsizes = jo[eval_codes + 1] - jo[eval_codes]
-    judged_off = np.concatenate(([0], np.cumsum(jsizes))).astype(np.int64)
-    idx = np.concatenate([np.arange(jo[c], jo[c + 1]) for c in eval_codes.tolist()]) if eval_codes.size else \
-        np.zeros(0, dtype=np.int64)
-    return RankedRun(name, qids, missing, rows, rels, out_off, qrels.judged[idx.astype(np.int64)], judged_off, run)
+    starts = jo[eval_codes]
+    jsizes = jo[eval_codes + 1] - starts
+    judged_off = np.zeros(eval_codes.size + 1, dtype=np.int64)
+    np.cumsum(jsizes, out=judged_off[1:])
+    idx = np.repeat(starts - judged_off[:-1], jsizes) + np.arange(int(judged_off[-1]), dtype=np.int64)
+    return RankedRun(name, qids, missing, rows, rels, out_off, qrels.judged[idx], judged_off, run)
 
 
 def _check_qrels_duplicates(qrels: QrelsIndex, codes: np.ndarray) -> None:
-    d = np.flatnonzero(qrels.dup >= 0)
-    if not d.size:
+    rows = qrels.dup_row[codes] if codes.size else qrels.dup_row[:0]
+    hit = rows >= 0
+    if not hit.any():
         return
+    k = int(np.argmin(np.where(hit, rows, np.iinfo(np.int64).max)))   # the first such line of the file
     f = qrels.file
-    hit = d[np.isin(f.qid[d], codes)]
-    if hit.size:
-        j = int(hit[0])
-        raise TrecFormatError(f"{f.path}:{f.line[j]}: document {f.doc_id(j)!r} judged twice for topic "
-                              f"{f.qids[f.qid[j]]!r} (first on line {f.line[qrels.dup[j]]}; trec_eval stops here: "
-                              "'duplicate docs')")
+    j = int(rows[k])
+    prev = int(qrels.dup_prev[codes[k]])
+    raise TrecFormatError(f"{f.path}:{f.line_of(j)}: document {f.doc_id(j)!r} judged twice for topic "
+                          f"{f.qids[f.qid[j]]!r} (first on line {f.line_of(prev)}; trec_eval stops here: "
+                          "'duplicate docs')")

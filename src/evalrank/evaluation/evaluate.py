@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from evalrank import _jit
-from evalrank._jit import njit
-from evalrank.data.trec import TrecFile, fnv1a, read_trec
+from evalrank._jit import njit, prange
+from evalrank.data.trec import TrecFile, fnv1a, read_trec, sorted_codes
 from evalrank.metrics.names import COUNTS, TREC_ORDER, RankMeasure, TrecMeasure, parse_measures
 
 __all__ = ["evaluate", "evaluate_trec", "RunResult", "as_trec", "summarize", "format_trec"]
@@ -120,25 +120,234 @@ def _column(cols, names, what, kind):
     raise ValueError(f"{kind}: no {what} column; expected one of {list(names)}, got {list(cols)}")
 
 
-@njit(cache=True, wraparound=True)
+@njit(cache=True, parallel=True, wraparound=True)
 def _hash_spans(buf, ds, de, out):
-    for i in range(ds.shape[0]):
+    for i in prange(len(ds)):
         out[i] = fnv1a(buf, ds[i], de[i])
 
 
-def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
-    """A :class:`TrecFile` from per-row query ids, document ids and values (strings are
-    interned once; document ids become one byte buffer)."""
-    import pandas as pd
+@njit(cache=True)
+def _split_spans(buf, n, start, end):
+    """Spans of the ``n`` newline-separated ids of ``buf``; returns the number of newlines,
+    ``n - 1`` unless an id holds one (then the spans are not filled in full)."""
+    j = 0
+    s = 0
+    for i in range(len(buf)):
+        if buf[i] == 10:
+            if j < n:
+                start[j] = s
+                end[j] = i
+            j += 1
+            s = i + 1
+    if j < n:
+        start[j] = s
+        end[j] = len(buf)
+    return j
 
-    qids = np.asarray(qids)
-    docs = np.asarray(docs)
-    values = np.asarray(values, dtype=np.float64)
-    n = qids.shape[0]
-    _jit.need(n * _jit.LINE_BYTES)
-    if docs.shape != (n,) or values.shape != (n,):
+
+@njit(cache=True, parallel=True, wraparound=True)
+def _fixed_ids(flat, w, start, end, dh):
+    """Spans of the ids of a (n, w) array of bytes padded with NULs (numpy ``S``), given as its
+    flat view: id i is ``flat[i * w:i * w + length]``, trailing NULs dropped as numpy drops
+    them; its hash into ``dh`` (when ``dh`` has an entry per id)."""
+    for i in prange(len(start)):
+        p = i * w
+        m = w
+        while m > 0 and flat[p + m - 1] == 0:
+            m -= 1
+        start[i] = p
+        end[i] = p + m
+        if len(dh) > 0:
+            dh[i] = fnv1a(flat, p, p + m)
+
+
+@njit(cache=True, parallel=True, wraparound=True)
+def _ucs4_ids(flat, w, out, start, end, dh):
+    """:func:`_fixed_ids` for numpy ``U`` (UCS-4, ``flat`` its uint32 view) written as bytes
+    into ``out`` (``w`` bytes per id); returns how many ids hold a character beyond ASCII (then
+    the bytes are not the ids' UTF-8)."""
+    bad = 0
+    for i in prange(len(start)):
+        p = i * w
+        m = w
+        while m > 0 and flat[p + m - 1] == 0:
+            m -= 1
+        wide = 0
+        for c in range(m):
+            x = flat[p + c]
+            if x >= 128:
+                wide = 1
+            out[p + c] = np.uint8(x & 127)
+        bad += wide
+        start[i] = p
+        end[i] = p + m
+        if len(dh) > 0:
+            dh[i] = fnv1a(out, p, p + m)
+    return bad
+
+
+@njit(cache=True, parallel=True, wraparound=True)
+def _int_ids(a, out, start, end, dh):
+    """Decimal text of int64 values (``str(v)``; ``a`` holds no int64 minimum), 20 bytes of
+    ``out`` per value, and its hash into ``dh`` (when ``dh`` has an entry per value)."""
+    for i in prange(len(a)):
+        v = a[i]
+        p = i * 20
+        start[i] = p
+        if v < 0:
+            out[p] = 45
+            p += 1
+            v = -v
+        u = np.uint64(v)
+        k = 1
+        t = np.uint64(10)
+        while k < 19 and u >= t:
+            k += 1
+            t = t * np.uint64(10)
+        for c in range(k - 1, -1, -1):
+            out[p + c] = np.uint8(48 + np.int64(u % np.uint64(10)))
+            u = u // np.uint64(10)
+        end[i] = p + k
+        if len(dh) > 0:
+            dh[i] = fnv1a(out, i * 20, p + k)
+
+
+def _missing(x) -> bool:
+    return x is None or (isinstance(x, float) and x != x) or type(x).__name__ in ("NAType", "NaTType")
+
+
+def _as_array(col) -> np.ndarray:
+    """A column (numpy array, pandas Series or array, list) as a 1-d numpy array."""
+    if hasattr(col, "to_numpy") and not isinstance(col, np.ndarray):
+        col = col.to_numpy()
+    if isinstance(col, np.ndarray):
+        return col
+    try:
+        return np.asarray(col)
+    except ValueError:
+        return np.asarray(col, dtype=object)
+
+
+def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
+    """``(buf, start, end)``: the UTF-8 bytes of each id of ``a`` as spans of one uint8 buffer
+    (``str(id)`` for numbers, ``bytes`` ids as they are) without a Python object per id where
+    ``a`` is a numpy ``U``, ``S`` or integer array (compiled kernels) or holds str (one join and
+    one encode). A missing id (None, NaN, ``pd.NA``) is an error naming its row (``rows[i]``
+    where given). ``dh``: an array that gets each id's FNV-1a hash (computed with the bytes)."""
+    if a.ndim != 1:
+        raise ValueError(f"{name}: {what}s must be one column, got shape {a.shape}")
+    n = a.shape[0]
+    start = np.empty(n, dtype=np.int64)
+    end = np.empty(n, dtype=np.int64)
+    kind = a.dtype.kind
+    hashes = np.empty(0, dtype=np.uint64) if dh is None else dh
+    if kind == "u" and n and a.max() <= np.iinfo(np.int64).max:
+        a, kind = a.astype(np.int64), "i"
+    if kind == "i" and n and a.min() > np.iinfo(np.int64).min:
+        out = np.empty(20 * n, dtype=np.uint8)
+        _int_ids(a.astype(np.int64, copy=False), out, start, end, hashes)
+        return out, start, end
+    if kind == "U":
+        w = max(a.dtype.itemsize // 4, 1)
+        flat = np.ascontiguousarray(a, dtype=f"<U{w}").view(np.uint32).ravel()
+        out = np.empty(n * w, dtype=np.uint8)
+        if _ucs4_ids(flat, w, out, start, end, hashes) == 0:  # ASCII: a byte per character
+            return out, start, end
+        a, kind = a.astype(object), "O"
+    if kind == "S":
+        w = max(a.dtype.itemsize, 1)
+        flat = np.ascontiguousarray(a, dtype=f"S{w}").view(np.uint8).ravel()
+        _fixed_ids(flat, w, start, end, hashes)
+        return flat, start, end
+    if kind == "f" and np.isnan(a).any():
+        i = int(np.flatnonzero(np.isnan(a))[0])
+        raise ValueError(f"{name}: row {i if rows is None else int(rows[i])}: {what} is missing")
+    if kind != "O":
+        a = a.astype(object)
+    try:
+        text = "\n".join(a.tolist())  # str ids: one join, one encode, one pass for the spans
+    except TypeError:
+        text = None
+    if text is not None:
+        data = text.encode("utf-8")
+        buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+        if _split_spans(buf, n, start, end) == n - 1:
+            if dh is not None:
+                _hash_spans(buf, start, end, dh)
+            return buf, start, end
+    enc = []
+    for i, x in enumerate(a.tolist()):
+        if isinstance(x, bytes):
+            enc.append(x)
+        elif isinstance(x, str):
+            enc.append(x.encode("utf-8"))
+        elif _missing(x):
+            raise ValueError(f"{name}: row {i if rows is None else int(rows[i])}: {what} is missing")
+        else:
+            enc.append(str(x).encode("utf-8"))
+    lens = np.fromiter(map(len, enc), dtype=np.int64, count=n)
+    np.cumsum(lens, out=end)
+    start[:] = end - lens
+    data = b"".join(enc)
+    buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+    if dh is not None:
+        _hash_spans(buf, start, end, dh)
+    return buf, start, end
+
+
+@njit(cache=True, parallel=True)
+def _fixed_changes(flat, w, out):
+    """``out[i]``: row i of a (n, w) array (its flat view, numpy ``S`` or ``U``) differs from
+    row i - 1 (row 0 always)."""
+    for i in prange(len(out)):
+        d = i == 0
+        if not d:
+            p = i * w
+            for c in range(w):
+                if flat[p + c] != flat[p - w + c]:
+                    d = True
+                    break
+        out[i] = d
+
+
+def _runs_of_equal(a: np.ndarray):
+    """The first row of every run of equal ids of ``a`` (query ids come grouped: one id is then
+    converted per topic, not per row), or None where that cannot be told cheaply and exactly:
+    floats (0.0 == -0.0), object arrays that hold anything but str (1 == 1.0 == True, printed
+    differently)."""
+    n = a.shape[0]
+    kind = a.dtype.kind
+    if n < 2 or kind not in "OiuSU":
+        return None
+    if kind in "SU":
+        w = max(a.dtype.itemsize // (4 if kind == "U" else 1), 1)
+        flat = np.ascontiguousarray(a).view(np.uint32 if kind == "U" else np.uint8).ravel()
+        changes = np.empty(n, dtype=np.bool_)
+        _fixed_changes(flat, w, changes)
+        return np.flatnonzero(changes)
+    try:
+        diff = a[1:] != a[:-1]
+    except Exception:  # e.g. pd.NA's ambiguous truth value
+        return None
+    if not isinstance(diff, np.ndarray) or diff.dtype != np.bool_ or diff.shape != (n - 1,):
+        return None
+    heads = np.flatnonzero(np.concatenate(([True], diff)))
+    if kind == "O" and not all(isinstance(x, str) for x in a[heads].tolist()):
+        return None  # a str equals only a str: with str heads every row is one
+    return heads
+
+
+def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
+    """A :class:`TrecFile` from per-row query ids, document ids and values: the ids become
+    spans of byte buffers (:func:`_id_bytes`), query ids converted once per run of equal ids and
+    decoded once per distinct id, in trec_eval's (strcmp) order."""
+    values = np.asarray(values.to_numpy() if hasattr(values, "to_numpy") else values, dtype=np.float64)
+    qa, da = _as_array(qids), _as_array(docs)
+    n = values.shape[0] if values.ndim == 1 else -1
+    _jit.need(max(n, 0) * _jit.LINE_BYTES)
+    if qa.shape != (n,) or da.shape != (n,):
         raise ValueError(f"{name}: query ids, document ids and values must have the same length, got "
-                         f"{qids.shape}, {docs.shape}, {values.shape}")
+                         f"{qa.shape}, {da.shape}, {values.shape}")
     if n == 0:
         raise ValueError(f"{name}: no {kind} rows")
     if not np.isfinite(values).all():
@@ -146,21 +355,23 @@ def _from_columns(qids, docs, values, kind: str, name: str) -> TrecFile:
     if kind == "qrels":
         if (values != np.round(values)).any():
             raise ValueError(f"{name}: relevance must be integers")
-    qcodes, quniq = pd.factorize(pd.Series(qids).astype(str), sort=False)
-    quniq = [str(q) for q in quniq]
-    order = sorted(range(len(quniq)), key=lambda i: quniq[i].encode("utf-8"))
-    remap = np.empty(len(quniq), dtype=np.int64)
-    remap[order] = np.arange(len(quniq))
-    dcodes, duniq = pd.factorize(pd.Series(docs).astype(str), sort=False)
-    enc = [str(d).encode("utf-8") for d in duniq]
-    lens = np.fromiter((len(b) for b in enc), dtype=np.int64, count=len(enc))
-    starts = np.concatenate(([0], np.cumsum(lens + 1)[:-1])).astype(np.int64)
-    buf = np.frombuffer(b"\n".join(enc) + b"\n", dtype=np.uint8)
-    h = np.empty(len(enc), dtype=np.uint64)
-    _hash_spans(buf, starts, starts + lens, h)
-    ds = starts[dcodes]
-    return TrecFile(name, kind, buf, [quniq[i] for i in order], remap[qcodes], ds, ds + lens[dcodes], h[dcodes],
-                    values, np.arange(1, n + 1, dtype=np.int64), "")
+    heads = _runs_of_equal(qa)
+    qb, qs, qe = _id_bytes(qa if heads is None else qa[heads], "query id", name, heads)
+
+    def decode(raw, i):
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{name}: row {i if heads is None else int(heads[i])}: query id {raw!r} is not UTF-8 "
+                             "text") from None
+
+    qcode, uniq, _ = sorted_codes(qb, qs, qe, decode)
+    qcode = qcode.astype(np.int32 if len(uniq) < 2 ** 31 else np.int64)
+    if heads is not None:
+        qcode = np.repeat(qcode, np.diff(np.append(heads, n)))
+    dh = np.empty(n, dtype=np.uint64)
+    buf, ds, de = _id_bytes(da, "document id", name, dh=dh)
+    return TrecFile(name, kind, buf, uniq, qcode, ds, de, dh, values, "")
 
 
 def _is_frame(obj) -> bool:
@@ -191,7 +402,7 @@ def as_trec(obj, kind: str, name: str = "") -> TrecFile:
     label = name or kind
     cols = None
     if _is_frame(obj):
-        cols = {c: obj[c].to_numpy() for c in obj.columns}
+        cols = obj  # only the three columns used are converted
     if cols is None and _is_nested(obj):
         q, d, v = [], [], []
         for qid, docs in obj.items():
