@@ -166,3 +166,133 @@ def test_summarize_sums_up_each_measure_as_the_all_line_does(tmp_path):
         for m in ("map", "gm_map", "num_ret", "NumRet", "P_2"):
             assert got[m] == pytest.approx(want[m], rel=1e-12), (complete, m)
     assert want["gm_map"] < want["map"] and want["NumRet"] == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# in-memory inputs (issue 28, item 4): every id dtype, as fast paths and fallbacks, both JIT modes
+# ---------------------------------------------------------------------------------------------
+def _random_pairs(seed: int, n_topics: int = 60, numeric: bool = False):
+    """(qrels rows, run rows) as (qid, docno, value) with ties, unjudged and negative judgments, a
+    topic without qrels and one without a run; docnos numeric strings where ``numeric``."""
+    rng = np.random.default_rng(seed)
+    run, qrels = [], []
+    for t in range(n_topics):
+        q = str(1000 + t) if numeric else f"T{t:03d}"
+        docs = rng.choice(10 ** 6, size=int(rng.integers(1, 80)), replace=False)
+        name = (lambda d: str(int(d))) if numeric else (lambda d: f"doc-{int(d)}")
+        scores = np.round(rng.random(docs.size), int(rng.integers(1, 4)))
+        if t != 7:
+            run += [(q, name(d), float(s)) for d, s in zip(docs, scores)]
+        if t != 3:
+            judged = rng.choice(docs, size=int(rng.integers(1, docs.size + 1)), replace=False)
+            qrels += [(q, name(d), int(rng.integers(-1, 4))) for d in judged]
+    return qrels, run
+
+
+def _write(path, rows, kind):
+    path.write_text("".join(f"{q} 0 {d} {v}\n" if kind == "qrels" else f"{q} Q0 {d} {i} {v!r} t\n"
+                            for i, (q, d, v) in enumerate(rows)))
+
+
+def _cols(rows, kind, as_):
+    q, d, v = (list(x) for x in zip(*rows))
+    vname = "relevance" if kind == "qrels" else "score"
+    if as_ == "int":
+        q, d = np.array([int(x) for x in q]), np.array([int(x) for x in d])
+    elif as_ == "U":
+        q, d = np.array(q), np.array(d)
+    elif as_ == "S":
+        q, d = np.array(q).astype("S"), np.array(d).astype("S")
+    elif as_ == "list":
+        return {"query_id": q, "doc_id": d, vname: v}
+    else:
+        q, d = np.array(q, dtype=object), np.array(d, dtype=object)
+    cols = {"query_id": q, "doc_id": d, vname: np.array(v)}
+    if as_ == "frame-object":
+        return pd.DataFrame({k: pd.Series(x, dtype=object) if x.dtype == object else x for k, x in cols.items()})
+    if as_ in ("frame-string", "frame-str"):
+        dt = "string" if as_ == "frame-string" else "str"
+        return pd.DataFrame({k: pd.array(x, dtype=dt) if x.dtype == object else x for k, x in cols.items()})
+    return cols
+
+
+MEASURES = ["map", "ndcg_cut.10", "P.5", "recip_rank", "num_rel_ret"]
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_every_id_dtype_gives_the_values_of_the_files(tmp_path, mode, shuffle):
+    """DataFrames (object, pandas "string" and "str" ids) and column mappings (numpy U, S, object,
+    int64, lists) evaluate exactly as the same lines written to files; rows of a topic together
+    (one id converted per topic) or shuffled (every row converted)."""
+    from evalrank import _jit
+
+    for numeric in (False, True):
+        qrels, run = _random_pairs(1 + numeric, numeric=numeric)
+        if shuffle:
+            rng = np.random.default_rng(5)
+            qrels, run = [qrels[i] for i in rng.permutation(len(qrels))], [run[i] for i in rng.permutation(len(run))]
+        _write(tmp_path / "q", qrels, "qrels")
+        _write(tmp_path / "r", run, "run")
+        with _jit.mode(mode):
+            want = er.evaluate(tmp_path / "q", tmp_path / "r", MEASURES)
+            kinds = ["frame-object", "frame-string", "frame-str", "U", "S", "object", "list"] + (["int"] if numeric else [])
+            for as_ in kinds:
+                got = er.evaluate(_cols(qrels, "qrels", as_), _cols(run, "run", as_), MEASURES)
+                assert got.qid.tolist() == want.qid.tolist(), as_
+                np.testing.assert_array_equal(got.value.to_numpy(), want.value.to_numpy(), err_msg=as_)
+
+
+def test_frame_values_equal_pytrec_eval():
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels, run = _random_pairs(7, n_topics=200)
+    got = er.evaluate(_cols(qrels, "qrels", "frame-string"), _cols(run, "run", "frame-object"), ["map", "ndcg_cut.10"])
+    qd, rd = {}, {}
+    for q, d, v in qrels:
+        qd.setdefault(q, {})[d] = v
+    for q, d, v in run:
+        rd.setdefault(q, {})[d] = v
+    want = pytrec_eval.RelevanceEvaluator(qd, {"map", "ndcg_cut.10"}).evaluate(rd)
+    assert len(got) == 2 * len(want)
+    for q, m, v in zip(got.qid, got.measure, got.value):
+        assert v == pytest.approx(want[q][m], abs=1e-12), (q, m)
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_ids_beyond_ascii_with_newlines_bytes_or_mixed_types(mode):
+    """The fallbacks: numpy U ids beyond ASCII, str ids holding a newline (the join cannot be
+    split), bytes and ints among str in an object column: the same values as plain ids."""
+    from evalrank import _jit
+
+    qrels, run = _random_pairs(3, n_topics=40)
+    ren = {d: f"é{d}文" for _, d, _ in qrels + run}
+    nl = {d: d.replace("-", "\n") for d in ren}
+    with _jit.mode(mode):
+        want = er.evaluate(_cols(qrels, "qrels", "object"), _cols(run, "run", "object"), MEASURES)
+        for mapping, as_ in [(ren, "U"), (ren, "object"), (nl, "object")]:
+            q2 = [(q, mapping[d], v) for q, d, v in qrels]
+            r2 = [(q, mapping[d], v) for q, d, v in run]
+            got = er.evaluate(_cols(q2, "qrels", as_), _cols(r2, "run", as_), MEASURES)
+            np.testing.assert_array_equal(got.value.to_numpy(), want.value.to_numpy())
+        # an object column mixing str, bytes and ints: "7" == b"7" == 7 as ids
+        q3 = {"query_id": np.array(["a", b"a", "b"], dtype=object), "doc_id": np.array([7, b"8", "9"], dtype=object),
+              "relevance": np.array([1, 1, 1])}
+        r3 = {"query_id": np.array([b"a", "a", "b"], dtype=object), "doc_id": np.array(["7", 8, b"9"], dtype=object),
+              "score": np.array([0.5, 0.4, 0.1])}
+        got = er.evaluate(q3, r3, ["map", "num_rel_ret"])
+        v = {(q, m): x for q, m, x in zip(got.qid, got.measure, got.value)}
+        assert v == {("a", "map"): 1.0, ("a", "num_rel_ret"): 2.0, ("b", "map"): 1.0, ("b", "num_rel_ret"): 1.0}
+
+
+@pytest.mark.parametrize("bad, row", [
+    (np.array(["q1", None, "q2"], dtype=object), 1),
+    (pd.array(["q1", "q1", pd.NA], dtype="string"), 2),
+    (np.array([1.0, np.nan, 2.0]), 1),
+])
+def test_a_missing_query_id_is_refused_naming_its_row(bad, row):
+    run = {"query_id": bad, "doc_id": np.array(["a", "b", "c"]), "score": np.array([0.3, 0.2, 0.1])}
+    with pytest.raises(ValueError, match=f"run: row {row}: query id is missing"):
+        er.evaluate({"q1": {"a": 1}}, run, ["map"])
+    docs = {"query_id": np.array(["q1"] * 3), "doc_id": bad, "score": np.array([0.3, 0.2, 0.1])}
+    with pytest.raises(ValueError, match=f"run: row {row}: document id is missing"):
+        er.evaluate({"q1": {"a": 1}}, docs, ["map"])

@@ -358,11 +358,16 @@ def sorted_codes(buf, start, end, decode):
     sub = np.empty(int(off[-1]), dtype=np.uint8)
     _gather_spans(buf, start, end, first, sub, off)
     text = sub.tobytes()
-    raw = [text[a:b] for a, b in zip(off[:-1].tolist(), off[1:].tolist())]
-    order = sorted(range(k), key=raw.__getitem__)
+    bounds = off.tolist()
+    if text.isascii():   # one decode; slices of it
+        whole = text.decode("ascii")
+        names = [whole[bounds[c]:bounds[c + 1]] for c in range(k)]
+    else:
+        names = [decode(text[bounds[c]:bounds[c + 1]], int(first[c])) for c in range(k)]
+    order = sorted(range(k), key=names.__getitem__)   # code points: UTF-8's byte (strcmp) order
     remap = np.empty(k, dtype=np.int64)
     remap[order] = np.arange(k)
-    names = [decode(raw[c], int(first[c])) for c in order]
+    names = [names[c] for c in order]
     return remap[seg_code], names, first[order]
 
 

@@ -172,13 +172,13 @@ def _ucs4_ids(flat, w, out, start, end, dh):
         m = w
         while m > 0 and flat[p + m - 1] == 0:
             m -= 1
-        wide = 0
-        for c in range(m):
+        acc = 0
+        for c in range(m):   # no branch: vectorized
             x = flat[p + c]
-            if x >= 128:
-                wide = 1
-            out[p + c] = np.uint8(x & 127)
-        bad += wide
+            acc |= x
+            out[p + c] = np.uint8(x & 255)
+        if acc >= 128:
+            bad += 1
         start[i] = p
         end[i] = p + m
         if len(dh) > 0:
@@ -332,7 +332,7 @@ def _runs_of_equal(a: np.ndarray):
     if not isinstance(diff, np.ndarray) or diff.dtype != np.bool_ or diff.shape != (n - 1,):
         return None
     heads = np.flatnonzero(np.concatenate(([True], diff)))
-    if kind == "O" and not all(isinstance(x, str) for x in a[heads].tolist()):
+    if kind == "O" and not all(issubclass(t, str) for t in set(map(type, a[heads].tolist()))):
         return None  # a str equals only a str: with str heads every row is one
     return heads
 
