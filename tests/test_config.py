@@ -78,7 +78,7 @@ def test_shipped_configs_validate(path):
         ({"clicks": {"dbn": {"model": "ubm"}}}, "clicks.dbn.model", "is not one of"),
         ({"clicks": {"dbn": {"min_views": "ten"}}}, "clicks.dbn.min_views", ""),
         ({"theory": {"measures": ["log2", "poly:0@frac:0.5"]}}, "theory.measures[1]", "beta"),
-        ({"theory": {"measures": ["cosine"]}}, "theory.measures[0]", "unknown discount"),
+        ({"theory": {"measures": ["cosine"]}}, "theory.measures[0]", "is not known"),
         ({"theory": {"sizes": [100, 10]}}, "theory.sizes", "strictly increasing"),
         ({"theory": {"pairs": [["x", "good", "nobody"]]}}, "theory.pairs[0]", "not in theory.scorers"),
         ({"theory": {"scorers": {"a": {"weight": 2}, "b": {"weight": 0}}}}, "theory.scorers.a.weight", ""),
