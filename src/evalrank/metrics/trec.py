@@ -248,6 +248,16 @@ def _bpref_infap(rels, offsets, levels, level, out):
         out[q, 2] = nonrel
 
 
+@njit(cache=True, inline="always")
+def _rank_cuts(fracs, R):
+    """trec_eval's ``(long) (f * num_rel + 0.9)`` for each fraction: a recall point or a
+    multiple of R as a number of documents."""
+    cuts = np.empty(fracs.shape[0], dtype=np.int64)
+    for c in range(fracs.shape[0]):
+        cuts[c] = np.int64(fracs[c] * R + 0.9)
+    return cuts
+
+
 @njit(cache=True, parallel=True)
 def _interpolated(rels, offsets, levels, level, fracs, average, out):
     """Interpolated precision at recall ``fracs`` (``m_iprec_at_recall.c``): ``out[q, c]``; with
@@ -260,9 +270,7 @@ def _interpolated(rels, offsets, levels, level, fracs, average, out):
         n = offsets[q + 1] - lo
         R, _ = _counts(levels, q, level)
         rel_ret = _rel_ret(rels, lo, n, level)
-        cuts = np.empty(m, dtype=np.int64)
-        for c in range(m):
-            cuts[c] = np.int64(fracs[c] * R + 0.9)
+        cuts = _rank_cuts(fracs, R)
         cur = m - 1
         while cur >= 0 and cuts[cur] > rel_ret:
             cur -= 1
@@ -303,9 +311,7 @@ def _rprec_mult(rels, offsets, levels, level, fracs, out):
         n = offsets[q + 1] - lo
         R, _ = _counts(levels, q, level)
         rel_ret = _rel_ret(rels, lo, n, level)
-        cuts = np.empty(m, dtype=np.int64)
-        for c in range(m):
-            cuts[c] = np.int64(fracs[c] * R + 0.9)
+        cuts = _rank_cuts(fracs, R)
         cur = m - 1
         while cur >= 0 and cuts[cur] > n:
             out[q, cur] = rel_ret / cuts[cur]
