@@ -23,8 +23,10 @@ from the same in-memory input, so whatever a tool needs to build from it is insi
   bytes decoded).
 
 Timing: tools interleaved in each round (evalrank, then each peer), one warm-up round, then the
-best of ``--repeats`` rounds of wall time (``time.perf_counter``), in one process; numba's
-threads as the environment sets them (``NUMBA_NUM_THREADS``). Values: every tool's per-topic
+best of ``--repeats`` rounds of wall time (``time.perf_counter``; the ratios) and, beside it, of
+the process's CPU time (``time.process_time``, all threads: on a machine shared with other jobs
+it moves less than wall time), in one process; numba's threads as the environment sets them
+(``NUMBA_NUM_THREADS``). Values: every tool's per-topic
 values are compared with evalrank's (max |diff|), and the script exits 1 where one differs by
 more than 1e-12 (ranx: 1e-9).
 
@@ -221,21 +223,24 @@ def main() -> None:
         frame = case in ("object", "string")
         tools = [t for t in a.tools.split(",") if frame or t in ("evalrank", "pytrec_eval")]
         times = {t: [] for t in tools}
+        cpu = {t: [] for t in tools}
         vals = {}
         for r in range(a.repeats + 1):
             for t in tools:
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 out = TOOLS[t][1](qrels, run)
-                dt = time.perf_counter() - t0
+                dt, dc = time.perf_counter() - t0, time.process_time() - c0
                 if r:
                     times[t].append(dt)
+                    cpu[t].append(dc)
                 else:
                     vals[t] = out
         dtype = (f"DataFrame, ids {qrels['doc_id'].dtype}" if frame else
                  f"dict of numpy arrays, ids {np.asarray(qrels['doc_id']).dtype}")
         print(f"\n### {case}: {dtype}\n")
-        print("| tool | seconds (best) | all rounds | its time / evalrank's | max abs diff vs evalrank |")
-        print("|---|---|---|---|---|")
+        print("| tool | seconds (best) | all rounds | its time / evalrank's | CPU seconds (best) | "
+              "max abs diff vs evalrank |")
+        print("|---|---|---|---|---|---|")
         er = min(times["evalrank"])
         for t in tools:
             d, miss = compare(vals["evalrank"], vals[t]) if t != "evalrank" else (0.0, 0)
@@ -244,6 +249,7 @@ def main() -> None:
                 problems.append(f"{case}, {t}: max |diff| {d:.1e}, {miss} values missing")
             best = min(times[t])
             print(f"| {TOOLS[t][0]} | {best:.3f} | {', '.join(f'{x:.2f}' for x in times[t])} | {best / er:.2f}x | "
+                  f"{min(cpu[t]):.3f} | "
                   + (f"{d:.1e}" + (f" ({miss} missing)" if miss else "") if t != "evalrank" else "") + " |")
             if t != "evalrank":
                 summary.append((case, t, best / er))

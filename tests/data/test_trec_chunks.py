@@ -135,3 +135,16 @@ def test_empty_and_comment_only_files_are_refused(tmp_path):
         p.write_text(text)
         with pytest.raises(TrecFormatError, match="no run lines"):
             read_trec(p, "run")
+
+
+def test_a_file_whose_first_lines_are_long_grows_its_arrays(tmp_path, monkeypatch):
+    """The room for lines is estimated from the first chunk; short lines after long ones
+    outnumber it and the arrays grow: the same arrays as one pass."""
+    long = [f"q{k % 3} Q0 {'x' * 40}{k} {k} 0.{k} t" for k in range(200)]
+    short = [f"q{k % 3} Q0 d{k} 1 {k} t" for k in range(6000)]
+    p = tmp_path / "run"
+    p.write_text("\n".join(long + short) + "\n")
+    want = _arrays(read_trec(p, "run"))
+    monkeypatch.setattr(trec, "_CHUNK", 8192)
+    assert _arrays(read_trec(p, "run")) == want
+    assert len(want["ids"]) == 6200 and want["ids"][-1] == "d5999"

@@ -296,3 +296,19 @@ def test_a_missing_query_id_is_refused_naming_its_row(bad, row):
     docs = {"query_id": np.array(["q1"] * 3), "doc_id": bad, "score": np.array([0.3, 0.2, 0.1])}
     with pytest.raises(ValueError, match=f"run: row {row}: document id is missing"):
         er.evaluate({"q1": {"a": 1}}, docs, ["map"])
+
+
+def test_the_numpy_fnv1a_of_the_interpreted_mode_is_the_kernels():
+    """Interpreted, column ids are hashed by NumPy a byte position at a time: the same FNV-1a as
+    the reader's kernel, so a file and a DataFrame match each other's ids in either mode."""
+    from evalrank.data.trec import fnv1a
+    from evalrank.evaluation.evaluate import _fnv1a_np
+
+    rng = np.random.default_rng(4)
+    words = [b"", b"d1", bytes(range(256))] + [rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8).tobytes()
+                                                for _ in range(300)]
+    buf = np.frombuffer(b"".join(words), dtype=np.uint8)
+    end = np.cumsum([len(w) for w in words]).astype(np.int64)
+    start = end - [len(w) for w in words]
+    got = _fnv1a_np(buf, start, end)
+    assert got.tolist() == [int(fnv1a(buf.tobytes(), int(a), int(b))) for a, b in zip(start, end)]

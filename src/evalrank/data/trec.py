@@ -533,10 +533,14 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     have = rd.readinto(memoryview(chunk))
     eof = have < len(chunk)
     _jit.need(size if size is not None else (have if eof else _jit.THRESHOLD))
-    # where the size is known: room for every line the file could hold (a data line has at
-    # least 8 bytes in qrels, 12 in runs), untouched pages cost no memory
+    # where the size is known: room for the lines the file holds at the first chunk's line length
+    # (a quarter more; at most every line a file can hold: 8 bytes a qrels line, 12 a run's):
+    # pages untouched cost no memory, and the arrays grow if the estimate falls short
     est = size if size is not None else max(4 * have, _START)
     cap = est // (12 if is_run else 8) + 2
+    newlines = int(np.count_nonzero(chunk[:have] == 10))
+    if size is not None and not eof and newlines >= 100:
+        cap = min(cap, int(size / have * newlines * 1.25) + 1024)
     ids = np.empty(est + 1, dtype=np.uint8)
     id_off = np.empty(cap + 1, dtype=np.int64)
     id_off[0] = 0
@@ -552,8 +556,8 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     st = np.zeros(13, dtype=np.int64)
     tag = b""
     while True:
-        status = _scan(chunk, have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off, skip_at,
-                       skip_cum, fb)
+        status = _scan(chunk[:have], have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off,
+                       skip_at, skip_cum, fb)
         if st[_TAG_S] >= 0:
             tag = bytes(chunk[st[_TAG_S]:st[_TAG_E]])
         for j, s, e in fb[:st[_NFB]].tolist():   # long mantissas, exponents beyond 1e22, hex, nan, inf

@@ -126,11 +126,30 @@ def _merge_sort(idx, tmp, score, f32, ds, de, buf):
 
 
 @njit(cache=True, nogil=True)
-def _rank_topic(idx, score, f32, ds, de, buf):
+def _rank_topic(idx, score, f32, ds, de, buf, lib_sort):
     """Put ``idx`` (one topic's lines, ascending) in trec_eval's order: a stable LSD radix sort
     on the scores (decreasing; 8 bits a pass, passes whose digit every key shares skipped),
-    then each group of tied scores by document id (:func:`_before`)."""
+    then each group of tied scores by document id (:func:`_before`). ``lib_sort`` (set where
+    the kernels run interpreted): the scores sorted by NumPy's stable sort instead, the same
+    order at C speed where a Python loop per key would be slow."""
     m = len(idx)
+    if lib_sort:
+        neg = np.empty(m, dtype=np.float64)
+        for i in range(m):
+            x = np.float64(np.float32(score[idx[i]])) if f32 else np.float64(score[idx[i]])
+            neg[i] = -x if x != 0 else 0.0   # 0 and -0 tie, as in C's comparison
+        order = np.argsort(neg, kind="mergesort")
+        sv = neg[order]
+        idx[:] = idx[order]
+        i = 0
+        while i < m:
+            j = i + 1
+            while j < m and sv[j] == sv[i]:
+                j += 1
+            if j - i > 1:
+                _merge_sort(idx[i:j], np.empty(j - i, dtype=idx.dtype), score, f32, ds, de, buf)
+            i = j
+        return
     keys = np.empty(m, dtype=np.uint64)
     if f32:
         neg = np.empty(m, dtype=np.float32)
@@ -199,7 +218,7 @@ def _rank_topic(idx, score, f32, ds, de, buf):
                                          "q_rel", "q_ds", "q_de", "q_buf", "out_off"))
 def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
                 q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf,
-                out_off, out_rows, out_rels, dup_row):
+                out_off, out_rows, out_rels, dup_row, lib_sort):
     """Group the run's lines by topic (no copy where each topic's lines are together, else a
     counting sort), rank each evaluated topic as trec_eval does, keep ``max_docs``, find
     duplicates (a hash table of the kept documents) and look each of the topic's judgments up
@@ -251,7 +270,7 @@ def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
                 ordered = False
                 break
         if not ordered:
-            _rank_topic(idx, score, f32, ds, de, buf)
+            _rank_topic(idx, score, f32, ds, de, buf, lib_sort)
         m = min(len(idx), max_docs)
         o = out_off[e]
         # the kept documents in a hash table (rank positions): duplicates
@@ -406,7 +425,7 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
     qf = qrels.file
     _rank_match(run.qid, run.value, f32, run.doc_start, run.doc_end, run.doc_hash, run.buf, len(run.qids), qmap, M,
                 qrels.judged_offsets, qrels.hashes, qrels.rows, qrels.judged, qf.doc_start, qf.doc_end, qf.buf,
-                out_off, rows, rels, dup_row)
+                out_off, rows, rels, dup_row, not _jit.compiled())
     bad = np.flatnonzero(dup_row >= 0)
     if bad.size:
         j = int(dup_row[bad[0]])

@@ -126,25 +126,6 @@ def _hash_spans(buf, ds, de, out):
         out[i] = fnv1a(buf, ds[i], de[i])
 
 
-@njit(cache=True)
-def _split_spans(buf, n, start, end):
-    """Spans of the ``n`` newline-separated ids of ``buf``; returns the number of newlines,
-    ``n - 1`` unless an id holds one (then the spans are not filled in full)."""
-    j = 0
-    s = 0
-    for i in range(len(buf)):
-        if buf[i] == 10:
-            if j < n:
-                start[j] = s
-                end[j] = i
-            j += 1
-            s = i + 1
-    if j < n:
-        start[j] = s
-        end[j] = len(buf)
-    return j
-
-
 @njit(cache=True, parallel=True, wraparound=True)
 def _fixed_ids(flat, w, start, end, dh):
     """Spans of the ids of a (n, w) array of bytes padded with NULs (numpy ``S``), given as its
@@ -212,6 +193,30 @@ def _int_ids(a, out, start, end, dh):
             dh[i] = fnv1a(out, i * 20, p + k)
 
 
+def _fnv1a_np(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """FNV-1a of every span at once, a byte position at a time over all ids (NumPy; what the
+    kernels compute, for the interpreted mode: a Python loop per byte costs ~1 us)."""
+    lens = end - start
+    h = np.full(lens.shape[0], 14695981039346656037, dtype=np.uint64)
+    prime = np.uint64(1099511628211)
+    by_len = np.argsort(-lens, kind="stable")
+    sorted_lens = lens[by_len]
+    starts = start[by_len]
+    for k in range(int(sorted_lens[0]) if lens.size else 0):
+        m = int(np.searchsorted(-sorted_lens, -k, side="left"))   # ids longer than k: a prefix
+        h[by_len[:m]] = (h[by_len[:m]] ^ buf[starts[:m] + k].astype(np.uint64)) * prime
+    return h
+
+
+def _fixed_np(b: np.ndarray):
+    """Spans (flat offsets) of the rows of a (n, w) byte matrix padded with NULs, NumPy."""
+    n, w = b.shape
+    nz = b != 0
+    lens = np.where(nz.any(axis=1), w - np.argmax(nz[:, ::-1], axis=1), 0) if w else np.zeros(n, dtype=np.int64)
+    start = np.arange(n, dtype=np.int64) * w
+    return start, start + lens
+
+
 def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and x != x) or type(x).__name__ in ("NAType", "NaTType")
 
@@ -243,21 +248,36 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     hashes = np.empty(0, dtype=np.uint64) if dh is None else dh
     if kind == "u" and n and a.max() <= np.iinfo(np.int64).max:
         a, kind = a.astype(np.int64), "i"
+    interpreted = not _jit.compiled()
     if kind == "i" and n and a.min() > np.iinfo(np.int64).min:
-        out = np.empty(20 * n, dtype=np.uint8)
-        _int_ids(a.astype(np.int64, copy=False), out, start, end, hashes)
-        return out, start, end
+        if interpreted:   # numpy prints ints as str() does
+            a, kind = a.astype("S20"), "S"
+        else:
+            out = np.empty(20 * n, dtype=np.uint8)
+            _int_ids(a.astype(np.int64, copy=False), out, start, end, hashes)
+            return out, start, end
     if kind == "U":
         w = max(a.dtype.itemsize // 4, 1)
         flat = np.ascontiguousarray(a, dtype=f"<U{w}").view(np.uint32).ravel()
-        out = np.empty(n * w, dtype=np.uint8)
-        if _ucs4_ids(flat, w, out, start, end, hashes) == 0:  # ASCII: a byte per character
-            return out, start, end
-        a, kind = a.astype(object), "O"
+        if interpreted:
+            if flat.size == 0 or flat.max() < 128:
+                a, kind = flat.astype(np.uint8).view(f"S{w}"), "S"
+            else:
+                a, kind = a.astype(object), "O"
+        else:
+            out = np.empty(n * w, dtype=np.uint8)
+            if _ucs4_ids(flat, w, out, start, end, hashes) == 0:  # ASCII: a byte per character
+                return out, start, end
+            a, kind = a.astype(object), "O"
     if kind == "S":
         w = max(a.dtype.itemsize, 1)
         flat = np.ascontiguousarray(a, dtype=f"S{w}").view(np.uint8).ravel()
-        _fixed_ids(flat, w, start, end, hashes)
+        if interpreted:
+            start, end = _fixed_np(flat.reshape(n, w))
+            if dh is not None:
+                dh[:] = _fnv1a_np(flat, start, end)
+        else:
+            _fixed_ids(flat, w, start, end, hashes)
         return flat, start, end
     if kind == "f" and np.isnan(a).any():
         i = int(np.flatnonzero(np.isnan(a))[0])
@@ -271,9 +291,17 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     if text is not None:
         data = text.encode("utf-8")
         buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
-        if _split_spans(buf, n, start, end) == n - 1:
+        newlines = np.flatnonzero(buf == 10)
+        if newlines.size == n - 1:   # no id holds a newline
+            start[0] = 0
+            start[1:] = newlines + 1
+            end[:-1] = newlines
+            end[-1] = buf.size
             if dh is not None:
-                _hash_spans(buf, start, end, dh)
+                if interpreted:
+                    dh[:] = _fnv1a_np(buf, start, end)
+                else:
+                    _hash_spans(buf, start, end, dh)
             return buf, start, end
     enc = []
     for i, x in enumerate(a.tolist()):
@@ -291,7 +319,10 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     data = b"".join(enc)
     buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
     if dh is not None:
-        _hash_spans(buf, start, end, dh)
+        if interpreted:
+            dh[:] = _fnv1a_np(buf, start, end)
+        else:
+            _hash_spans(buf, start, end, dh)
     return buf, start, end
 
 
@@ -322,8 +353,12 @@ def _runs_of_equal(a: np.ndarray):
     if kind in "SU":
         w = max(a.dtype.itemsize // (4 if kind == "U" else 1), 1)
         flat = np.ascontiguousarray(a).view(np.uint32 if kind == "U" else np.uint8).ravel()
-        changes = np.empty(n, dtype=np.bool_)
-        _fixed_changes(flat, w, changes)
+        if _jit.compiled():
+            changes = np.empty(n, dtype=np.bool_)
+            _fixed_changes(flat, w, changes)
+        else:
+            rows = flat.reshape(n, w)
+            changes = np.concatenate(([True], (rows[1:] != rows[:-1]).any(axis=1)))
         return np.flatnonzero(changes)
     try:
         diff = a[1:] != a[:-1]
