@@ -126,6 +126,25 @@ def _hash_spans(buf, ds, de, out):
         out[i] = fnv1a(buf, ds[i], de[i])
 
 
+@njit(cache=True)
+def _split_spans(buf, n, start, end):
+    """Spans of the ``n`` newline-separated ids of ``buf``; returns the number of newlines,
+    ``n - 1`` unless an id holds one (then the spans are not filled in full)."""
+    j = 0
+    s = 0
+    for i in range(len(buf)):
+        if buf[i] == 10:
+            if j < n:
+                start[j] = s
+                end[j] = i
+            j += 1
+            s = i + 1
+    if j < n:
+        start[j] = s
+        end[j] = len(buf)
+    return j
+
+
 @njit(cache=True, parallel=True, wraparound=True)
 def _fixed_ids(flat, w, start, end, dh):
     """Spans of the ids of a (n, w) array of bytes padded with NULs (numpy ``S``), given as its
@@ -291,12 +310,17 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     if text is not None:
         data = text.encode("utf-8")
         buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
-        newlines = np.flatnonzero(buf == 10)
-        if newlines.size == n - 1:   # no id holds a newline
-            start[0] = 0
-            start[1:] = newlines + 1
-            end[:-1] = newlines
-            end[-1] = buf.size
+        if interpreted:
+            newlines = np.flatnonzero(buf == 10)
+            split = newlines.size == n - 1   # no id holds a newline
+            if split:
+                start[0] = 0
+                start[1:] = newlines + 1
+                end[:-1] = newlines
+                end[-1] = buf.size
+        else:
+            split = _split_spans(buf, n, start, end) == n - 1
+        if split:
             if dh is not None:
                 if interpreted:
                     dh[:] = _fnv1a_np(buf, start, end)
