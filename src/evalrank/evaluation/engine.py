@@ -47,18 +47,21 @@ def _same(buf_a, sa, ea, buf_b, sb, eb):
     n = ea - sa
     if n != eb - sb:
         return False
-    c = 0
-    while c + 8 <= n:
+    a = np.uint64(sa)   # unsigned indices: no negative-index test
+    b = np.uint64(sb)
+    c = np.uint64(0)
+    un = np.uint64(n)
+    while c + np.uint64(8) <= un:
         d = 0
-        for k in range(8):
-            d |= buf_a[sa + c + k] ^ buf_b[sb + c + k]
+        for k in range(np.uint64(8)):
+            d |= buf_a[a + c + k] ^ buf_b[b + c + k]
         if d != 0:
             return False
-        c += 8
-    while c < n:
-        if buf_a[sa + c] != buf_b[sb + c]:
+        c += np.uint64(8)
+    while c < un:
+        if buf_a[a + c] != buf_b[b + c]:
             return False
-        c += 1
+        c += np.uint64(1)
     return True
 
 
