@@ -99,7 +99,7 @@ def test_reference_matches_describe_keys_and_has_sources():
 
 
 def test_dataset_figure_is_written_deterministically(tmp_path):
-    from evalrank.plots.data import plot_dataset
+    from evalrank.papers.common.plots.data import plot_dataset
 
     named = {"tiny": tiny(), "short": tiny(n_features=10)}
     first = plot_dataset(named, tmp_path / "a" / "data.pdf")

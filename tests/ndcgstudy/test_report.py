@@ -86,7 +86,7 @@ def test_letor_fold_rotation_and_subsampling(tmp_path):
 
 
 def test_figures_are_written(tmp_path):
-    from evalrank.plots.ndcg import plot_fig1, plot_fig2
+    from evalrank.papers.busafekete2012.plots import plot_fig1, plot_fig2
 
     cur = report.curves(report.per_query(synthetic_runs(n_queries=30), max_k=5))
     plot_fig1(cur, ["good", "bad"], ["ranklib", "letor4"], ["ranklib", "letor4"], tmp_path / "f1.png")

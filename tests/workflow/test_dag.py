@@ -129,7 +129,7 @@ def test_theory_stage(res):
 def test_findings_stage(res):
     # the last rule: every paper's section rendered from this run's tables (all five stages run in
     # the tiny config, so no section may say its stage is missing), the HTML twin beside
-    from evalrank.findings import PAPERS, VERDICTS
+    from evalrank.papers.common.findings import PAPERS, VERDICTS
 
     md = (res / "findings.md").read_text()
     assert md.startswith("# Findings: `tiny`")

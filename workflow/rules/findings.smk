@@ -1,5 +1,5 @@
 # Findings: each paper's claims next to this run's numbers, read from the stages' tables when
-# the page is rendered (evalrank.findings; acceptance of issue 19, item 1). The last rule of
+# the page is rendered (evalrank.papers.common.findings; acceptance of issue 19, item 1). The last rule of
 # every config's DAG: its inputs are every table the enabled stages write.
 
 

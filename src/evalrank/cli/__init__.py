@@ -71,7 +71,7 @@ STAGES = (
     "evalrank.cli.risk",
     "evalrank.cli.clicks",
     "evalrank.cli.theory",
-    "evalrank.cli.findings",
+    "evalrank.papers.common.stages",
 )
 
 STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"

@@ -126,7 +126,7 @@ def cmd_active_mc(a):
 def cmd_active_summary(a):
     from evalrank import io
     from evalrank.active.report import coverage_table, label_model_table, savings_table, summarize
-    from evalrank.plots.active import plot_costs, plot_coverage, plot_error_curves, plot_train_size
+    from evalrank.papers.sawade2012.plots import plot_costs, plot_coverage, plot_error_curves, plot_train_size
 
     out = Path(a.out_dir)
     curves, costs = summarize(a.setups, a.shards)
@@ -162,7 +162,7 @@ def cmd_active_summary(a):
          f"{main['coverage'].max():.4f} over {len(main)} cells; {len(outside)} outside {a.level - 0.02:.0%}.."
          f"{a.level + 0.02:.0%}" + ((":\n" + outside.to_string(index=False)) if len(outside) else ""))
     from evalrank.active.report import campaign_table
-    from evalrank.plots.active import plot_campaign_coverage
+    from evalrank.papers.sawade2012.plots import plot_campaign_coverage
 
     camp = campaign_table(a.setups, a.shards)
     io.write_table(camp, out / "campaign_coverage.csv")

@@ -231,7 +231,7 @@ def cmd_report(a):
     from evalrank import io
     from evalrank.clicks import study
     from evalrank.clicks.grades import compare_table2, read_agreement, table2
-    from evalrank.plots import clicks as plots
+    from evalrank.papers.ozertem2011 import plots
 
     scale = _scale(a.grades)
     src, out = Path(a.in_dir), Path(a.out_dir)

@@ -71,7 +71,7 @@ def cmd_describe(a):
     from evalrank import io
     from evalrank.data.collection import Collection
     from evalrank.data.describe import describe_table
-    from evalrank.plots.data import plot_dataset
+    from evalrank.papers.common.plots.data import plot_dataset
 
     names = a.names or [Path(p).stem for p in a.inputs]
     if len(names) != len(a.inputs):

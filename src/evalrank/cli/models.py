@@ -87,7 +87,7 @@ def cmd_quality(a):
 
     from evalrank import io
     from evalrank.models.quality import quality_row, random_baseline, reliability
-    from evalrank.plots.models import plot_quality, plot_reliability
+    from evalrank.papers.common.plots.models import plot_quality, plot_reliability
 
     names = a.names or [Path(p).stem for p in a.predictions]
     if len(names) != len(a.predictions):

@@ -42,7 +42,7 @@ def cmd_ndcg_report(a):
     from evalrank import io
     from evalrank.ndcgstudy import report
     from evalrank.ndcgstudy.runs import load_run
-    from evalrank.plots.ndcg import plot_fig1, plot_fig2
+    from evalrank.papers.busafekete2012.plots import plot_fig1, plot_fig2
 
     out = Path(a.out_dir)
     runs = [tuple(reversed(load_run(p))) for p in a.runs]

@@ -28,7 +28,7 @@ def cmd_risk_example(a):
     import pandas as pd
 
     from evalrank import io
-    from evalrank.plots.risk import plot_georisk, plot_profiles
+    from evalrank.papers.dincer2016.plots import plot_georisk, plot_profiles
     from evalrank.riskstudy import example, population
 
     systems, topics, X = example.read_matrix(a.matrix)
@@ -84,7 +84,7 @@ def cmd_risk_population(a):
 
 def _risk_table6(names, X, a, out: Path, title: str, kinds=None):
     from evalrank import io
-    from evalrank.plots.risk import plot_georisk
+    from evalrank.papers.dincer2016.plots import plot_georisk
     from evalrank.riskstudy import population
 
     t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,

@@ -70,7 +70,7 @@ def cmd_report(a):
     import pandas as pd
 
     from evalrank import io
-    from evalrank.plots import theory as plots
+    from evalrank.papers.wang2013 import plots
     from evalrank.theory.experiments import (convergence_table, distinguishability, gap_rate, limits_table,
                                              parse_measure)
 
@@ -123,7 +123,7 @@ def cmd_lists(a):
     from evalrank.data.collection import Collection
     from evalrank.data.synthetic import generate
     from evalrank.models.zoo import load_model
-    from evalrank.plots import theory as plots
+    from evalrank.papers.wang2013 import plots
     from evalrank.theory.lists import longest_queries, prefix_ndcg
 
     rankers = []

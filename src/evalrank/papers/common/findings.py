@@ -1,0 +1,220 @@
+"""Findings: each paper's claims next to our numbers, rendered from a run's outputs.
+
+``results/<name>/findings.md`` (and ``findings.html`` for the report) is written by the
+``findings`` rule at the end of every config's DAG (``evalrank stage findings``). Per paper,
+each claim the paper makes, *our* number, a verdict and the reason for it. Our numbers are
+read from the run's tables when the page is rendered, never typed: a number that drifts
+from its CSV cannot exist. The paper's own numbers are typed (they are the paper's).
+
+One module per paper (:data:`PAPERS`), each exposing
+
+- ``TITLE``: the paper, as the page's section heading;
+- ``REQUIRES``: the output files (relative to ``results/<name>/``) the section reads; if one
+  is missing the stage did not run in this config and the section says "not tested";
+- ``findings(out: Outputs) -> list[Finding]``: the claims, each with its verdict computed
+  from the numbers by a rule stated in the module (so a changed number can change a verdict).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Finding", "Outputs", "VERDICTS", "PAPERS", "collect", "render_markdown", "render_html",
+           "fmt", "pct", "verdict_within", "is_nan"]
+
+#: The verdicts, in the order the summary counts them.
+VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
+
+#: The papers' modules, in the order the page lists them.
+PAPERS = (
+    "evalrank.papers.sawade2012.findings",
+    "evalrank.papers.busafekete2012.findings",
+    "evalrank.papers.dincer2016.findings",
+    "evalrank.papers.ozertem2011.findings",
+    "evalrank.papers.wang2013.findings",
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One claim of a paper and what this run says about it.
+
+    ``claim``: the paper's claim in words (with the paper's number, typed: it is the
+    paper's). ``ours``: our number(s), formatted from the outputs. ``verdict``: one of
+    :data:`VERDICTS`. ``reason``: why that verdict (numbers in it come from the outputs
+    too). ``source``: the file(s) ``ours`` was read from, relative to ``results/<name>/``.
+    """
+
+    claim: str
+    ours: str
+    verdict: str
+    reason: str
+    source: str = ""
+
+    def __post_init__(self):
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {self.verdict!r}")
+
+
+class Outputs:
+    """A run's output directory, ``results/<name>/``: tables read on demand (cached)."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        self._cache = {}
+
+    def has(self, *rel: str) -> bool:
+        return all((self.root / r).is_file() for r in rel)
+
+    def missing(self, rel) -> list[str]:
+        """The files of ``rel`` (relative paths) that this run does not have."""
+        return [r for r in rel if not (self.root / r).is_file()]
+
+    def path(self, rel: str) -> Path:
+        p = self.root / rel
+        if not p.is_file():
+            raise FileNotFoundError(f"{p}: no such output (is its stage enabled in this config?)")
+        return p
+
+    def csv(self, rel: str):
+        """The table ``rel`` as a pandas DataFrame."""
+        if rel not in self._cache:
+            import pandas as pd
+
+            self._cache[rel] = pd.read_csv(self.path(rel))
+        return self._cache[rel]
+
+    def text(self, rel: str) -> str:
+        return self.path(rel).read_text(encoding="utf-8")
+
+
+def is_nan(x) -> bool:
+    """None or a float NaN: a number the tables do not have."""
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def fmt(x, digits: int = 3) -> str:
+    """``x`` with ``digits`` significant digits (thousands separated for large integers);
+    'n/a' for NaN or None."""
+    if is_nan(x):
+        return "n/a"
+    x = float(x)
+    if math.isnan(x):  # a numpy NaN
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == int(x) and abs(x) >= 1000:
+        return f"{int(x):,}"
+    s = f"{x:.{digits}g}"
+    if "e" in s:
+        mant, exp = s.split("e")
+        return f"{mant}·10^{int(exp)}"
+    return s.replace("-", "−")
+
+
+def pct(x, digits: int = 1) -> str:
+    """A share (0.123) as a percentage ('12.3 %')."""
+    if is_nan(x):
+        return "n/a"
+    return f"{100 * float(x):.{digits}f} %".replace("-", "−")
+
+
+def verdict_within(ours: float, paper: float, *, rel: float | None = None, abs_: float | None = None,
+                   partly_factor: float = 3.0) -> str:
+    """'reproduced' when ``|ours - paper|`` is within the tolerance (``rel`` of ``|paper|`` or
+    ``abs_``), 'partly' within ``partly_factor`` times it, else 'not reproduced'."""
+    if is_nan(ours):
+        return "not tested"
+    tol = (abs(paper) * rel if rel is not None else 0.0) + (abs_ or 0.0)
+    d = abs(float(ours) - float(paper))
+    if d <= tol:
+        return "reproduced"
+    if d <= partly_factor * tol:
+        return "partly"
+    return "not reproduced"
+
+
+def collect(root) -> list[tuple[str, list[Finding]]]:
+    """``[(paper title, findings)]`` for every paper of :data:`PAPERS` from the outputs under
+    ``root``; a paper whose ``REQUIRES`` are not all there gets one 'not tested' finding."""
+    out = Outputs(root)
+    sections = []
+    for name in PAPERS:
+        module = importlib.import_module(name)
+        missing = out.missing(module.REQUIRES)
+        if missing:
+            items = [Finding(claim="every claim of the paper: its stage does not run in this config", ours="—",
+                             verdict="not tested",
+                             reason="its stage is not part of this config (no " + ", ".join(missing) + ")")]
+        else:
+            items = list(module.findings(out))
+        sections.append((module.TITLE, items))
+    return sections
+
+
+def _counts(items) -> dict:
+    return {v: sum(f.verdict == v for f in items) for v in VERDICTS}
+
+
+HEADER = ("Rendered from this run's tables by `evalrank stage findings`: every number under *ours* "
+          "is read from the file named with it when this page is written; the papers' numbers are "
+          "the papers'. Verdicts: **reproduced** (our number agrees within the stated tolerance, or "
+          "the claimed pattern holds), **partly** (part of the claim holds, or the agreement is "
+          "loose), **not reproduced** (our data contradict it), **not tested** (this config does not "
+          "measure it).")
+
+
+def render_markdown(sections, *, name: str, seed) -> str:
+    lines = [f"# Findings: `{name}` (seed {seed})", "", HEADER, "",
+             "| paper | " + " | ".join(VERDICTS) + " |", "|---|" + "---|" * len(VERDICTS)]
+    for title, items in sections:
+        c = _counts(items)
+        lines.append(f"| {title} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |")
+    for title, items in sections:
+        lines += ["", f"## {title}", ""]
+        for i, f in enumerate(items, 1):
+            lines += [f"### {i}. {f.claim}", "",
+                      f"- **ours:** {f.ours}" + (f" (`{f.source}`)" if f.source else ""),
+                      f"- **verdict:** {f.verdict}",
+                      f"- **why:** {f.reason}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _inline(text: str) -> str:
+    """Markdown's `code` and **bold** as HTML, the rest escaped."""
+    import re
+
+    s = html.escape(text)
+    s = re.sub(r"`([^`]+)`", r"<code>\1</code>", s)
+    return re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", s)
+
+
+def render_html(sections, *, name: str, seed) -> str:
+    css = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;line-height:1.4}"
+           "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px}"
+           ".reproduced{color:#176e17}.partly{color:#9a6a00}.not-reproduced{color:#b21b1b}"
+           ".not-tested{color:#666}")
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Findings: {html.escape(name)}</title>"
+           f"<style>{css}</style></head><body>",
+           f"<h1>Findings: <code>{html.escape(name)}</code> (seed {html.escape(str(seed))})</h1>",
+           f"<p>{_inline(HEADER)}</p>",
+           "<table><tr><th>paper</th>" + "".join(f"<th>{v}</th>" for v in VERDICTS) + "</tr>"]
+    for title, items in sections:
+        c = _counts(items)
+        out.append(f"<tr><td>{_inline(title)}</td>" + "".join(f"<td>{c[v]}</td>" for v in VERDICTS) + "</tr>")
+    out.append("</table>")
+    for title, items in sections:
+        out.append(f"<h2>{_inline(title)}</h2><ol>")
+        for f in items:
+            cls = f.verdict.replace(" ", "-")
+            src = f" (<code>{html.escape(f.source)}</code>)" if f.source else ""
+            out.append(f"<li><p><b>{_inline(f.claim)}</b></p><ul><li><b>ours:</b> {_inline(f.ours)}{src}</li>"
+                       f"<li><b>verdict:</b> <span class='{cls}'>{f.verdict}</span></li>"
+                       f"<li><b>why:</b> {_inline(f.reason)}</li></ul></li>")
+        out.append("</ol>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
