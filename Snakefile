@@ -28,7 +28,7 @@ wildcard_constraints:
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/models.smk"
-include: "workflow/rules/active.smk"
+include: "workflow/rules/sawade2012.smk"
 include: "workflow/rules/ndcg.smk"
 include: "workflow/rules/risk.smk"
 include: "workflow/rules/clicks.smk"

@@ -53,7 +53,7 @@ def main():
     a = ap.parse_args()
 
     from evalrank.active import difference_moments, moments, q_star, q_star_difference, query_costs
-    from evalrank.active.montecarlo import simulate
+    from evalrank.papers.sawade2012.montecarlo import simulate
     from evalrank.metrics.ranking import rank_order
 
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs; python {platform.python_version()}, numpy {np.__version__}")

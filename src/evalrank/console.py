@@ -43,14 +43,19 @@ def stage_of_rules(rules_dir: Path) -> dict:
     return out
 
 
+#: a rule made in a loop (not found in a rule file) by its name's prefix -> its stage, the rule file
+#: ``workflow/rules/<stage>.smk`` (risk_download, risk_parse_partition: the learning set of dincer2016)
+_PREFIX_STAGE = {"risk": "risk", "ndcg": "ndcg", "clicks": "clicks", "theory": "theory", "active": "sawade2012"}
+
+
 def _stage(rule: str, known: dict) -> str:
     if rule in known:
         return known[rule]
     if rule == "all":
         return "all"
-    for prefix in ("risk", "ndcg", "clicks", "theory", "active"):
+    for prefix, stage in _PREFIX_STAGE.items():
         if rule.startswith(prefix + "_"):
-            return prefix
+            return stage
     return "data"
 
 

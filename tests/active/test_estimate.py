@@ -7,7 +7,7 @@ import pytest
 
 from evalrank import seeds
 from evalrank.active.estimate import algorithm1, draw_queries, weighted_estimates
-from evalrank.active.montecarlo import shard_range, simulate
+from evalrank.papers.sawade2012.montecarlo import shard_range, simulate
 from evalrank.active.sampling import q_star
 from evalrank.active.theorem3 import batch_moments
 
@@ -96,7 +96,7 @@ def test_every_run_terminates_within_the_draw_cap_whatever_q_is():
 
 def test_uniforms_are_drawn_in_bounded_chunks():
     """A repetition never asks its generator for more than CHUNK uniforms at once."""
-    from evalrank.active import montecarlo
+    from evalrank.papers.sawade2012 import montecarlo
 
     class Counting:
         def __init__(self):

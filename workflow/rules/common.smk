@@ -76,7 +76,7 @@ def model_outputs():
 
 def train_options(model, tuned=None):
     """`evalrank stage train`'s options for a model of models.names (models.smk); tuned: the model
-    file whose hyperparameters it reuses instead of searching the grid (train_sized, active.smk)."""
+    file whose hyperparameters it reuses instead of searching the grid (train_sized, sawade2012.smk)."""
     return flags(model=model, grid=config["models"]["grids"].get(model, {}), params_from=tuned,
                  n_grades=DS["max_grade"] + 1, seed=config["seed"])
 
@@ -163,8 +163,8 @@ def data_checked(wildcards):
 # asks for get_final_output(), all of them.
 
 
-# -- Active evaluation (active.smk) ------------------------------------------------------------
-from evalrank.active.experiments import experiments as _experiments
+# -- Active evaluation, Sawade et al. 2012 (sawade2012.smk) ------------------------------------
+from evalrank.papers.sawade2012.experiments import experiments as _experiments
 
 ACT = config["active"]
 _TS = ACT["train_sizes"]

@@ -9,7 +9,7 @@ rule split_training:
         train=f"{RESULTS}/fold{{fold}}/train.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
     params:
-        # split_sized (active.smk): n pairs, no validation half
+        # split_sized (sawade2012.smk): n pairs, no validation half
         opts=lambda w, output: flags(train_pairs=config["models"]["train_pairs"], seed=config["seed"], vali=output.vali),
     log:
         f"{LOGS}/split/fold{{fold}}.log",
@@ -33,7 +33,7 @@ rule train_model:
         model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/{{model}}.tuning.csv",
     params:
-        opts=lambda w: train_options(w.model),  # train_sized (active.smk): rf, --params-from its tuned model
+        opts=lambda w: train_options(w.model),  # train_sized (sawade2012.smk): rf, --params-from its tuned model
     log:
         f"{LOGS}/train/fold{{fold}}_{{model}}.log",
     benchmark:

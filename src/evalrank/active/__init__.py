@@ -1,11 +1,12 @@
-"""Active evaluation of ranking functions (Sawade et al. 2012).
+"""Active evaluation of ranking functions (Sawade et al. 2012): the labelling tool
+(``evalrank active plan|estimate``). The paper's experiment (Sec. 5: Monte Carlo of Algorithm 1
+over a budget grid, Figs. 1-3) is :mod:`evalrank.papers.sawade2012`.
 
 * :mod:`~evalrank.active.theorem3` -- exact ``E[L | x; theta]`` and ``E[(L - c)^2 | x; theta]``
   of DCG/ERR and of a difference of two rankings (eqs. 11-13, Theorem 3);
 * :mod:`~evalrank.active.costs` -- labelling costs ``lambda(x)`` (Sec. 5);
 * :mod:`~evalrank.active.sampling` -- q* (eqs. 11, 12) and the baselines of Sec. 5;
 * :mod:`~evalrank.active.estimate` -- Algorithm 1 and the estimator of eq. 6;
-* :mod:`~evalrank.active.montecarlo` -- many runs of Algorithm 1 over a budget grid;
 * :mod:`~evalrank.active.campaign` -- a user's campaign: :func:`plan` the queries to label,
   :func:`estimate` with an interval (:mod:`~evalrank.active.interval`); its files in
   :mod:`~evalrank.active.files` (``pool_from_trec``, ``write_plan``, ``labels_from_qrels``).

@@ -37,7 +37,7 @@ drawn after ~10^18 draws. Three rules bound every run, whatever ``q`` is:
   (budgets far below the pool's cost) no run comes near it.
 
 This module is the readable reference (one run at a time);
-:mod:`evalrank.active.montecarlo` runs thousands of deterministic-mode runs
+:mod:`evalrank.papers.sawade2012.montecarlo` runs thousands of deterministic-mode runs
 over a budget grid in one vectorized pass and is tested against it.
 """
 
@@ -159,7 +159,7 @@ def algorithm1(q, costs, budget, rng: np.random.Generator, *, values=None,
         raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
     q, costs = check_sampling(q, costs, budget)
     if isinstance(budget, (list, tuple, np.ndarray)):
-        raise TypeError("budget must be a single number (use evalrank.active.montecarlo for a grid)")
+        raise TypeError("budget must be a single number (use evalrank.papers.sawade2012.montecarlo for a grid)")
     budget = float(budget)
     if mode == "deterministic":
         if values is None:

@@ -66,7 +66,7 @@ FRONT_DOOR = (
 STAGES = (
     "evalrank.cli.data",
     "evalrank.cli.models",
-    "evalrank.cli.active",
+    "evalrank.papers.sawade2012.stages",
     "evalrank.cli.ndcg",
     "evalrank.cli.risk",
     "evalrank.cli.clicks",

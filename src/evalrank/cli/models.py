@@ -1,5 +1,5 @@
 """``evalrank stage`` commands of the model stage (``workflow/rules/models.smk``, and the
-training-size models of ``active.smk``): split a training partition, train, predict the
+training-size models of ``sawade2012.smk``): split a training partition, train, predict the
 pool, the model-quality table.
 
 Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is required.

@@ -175,7 +175,7 @@ def test_requires_are_active_outputs(rel):
 def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.98, n=2000, today_sim=0.55):
     """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination."""
     from evalrank.active.campaign import DEFAULT_EPSILON
-    from evalrank.active.campaignstudy import COMBOS
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS
 
     rows = []
     for exp, quantity in (("fig1_rf", "ranker"), ("fig3_index_update", "difference")):

@@ -9,7 +9,7 @@ selection between two rankers, "between 30 % and 55 %" over its three pairs; Sec
 left (index update, about 75 %) and centre (RF on 100,000 vs 200,000 training pairs, about 45 %);
 Fig. 3 right (Λ = 100: active reduces the error for every training size); Sec. 5.1: DCG results
 "qualitatively similar" to ERR. Ours are read from ``active/savings.csv`` (the budget active needs
-to reach passive's error at the reference budget, :func:`evalrank.active.report.savings_table`),
+to reach passive's error at the reference budget, :func:`evalrank.papers.sawade2012.report.savings_table`),
 ``active/curves.csv`` (error over budget per method), ``active/label_model_check.csv`` (the label
 model's predicted vs realized per-query variance, Theorem 3 / eq. 3) and ``active/coverage.csv``
 (our own claim: the 95 % interval of ``evalrank active estimate``, issue 18).
@@ -35,6 +35,8 @@ from __future__ import annotations
 import math
 
 from evalrank.papers.common.findings import Finding, fmt, is_nan, pct
+from evalrank.papers.sawade2012.printed import SAVINGS as _SAVINGS
+from evalrank.papers.sawade2012.printed import TRAIN_SIZE_BUDGET, TRAIN_SIZE_SAVING
 
 TITLE = "Sawade et al. (2012), active evaluation of ranking functions"
 REQUIRES = ("active/savings.csv", "active/curves.csv", "active/coverage.csv", "active/label_model_check.csv", )
@@ -71,28 +73,30 @@ OFFSET_CAUSE = 0.1
 #: is "not tested"
 RESOLVE_SE = 0.01
 #: Sawade et al., Fig. 3 right: the budget of the training-size comparison.
-PAPER_TRAIN_SIZE_BUDGET = 100
+PAPER_TRAIN_SIZE_BUDGET = TRAIN_SIZE_BUDGET
 
-#: (experiment, paper's saving low, high, claim). The paper's numbers, Sec. 5.
-PAPER = (
-    ("fig1_rf", 0.20, 0.20,
+#: (experiment, claim); the paper's savings (low, high) are printed.SAVINGS.
+_CLAIMS = (
+    ("fig1_rf",
      "Fig. 1 (centre), Sec. 5.1: estimating the ERR of a Random Forest regression ranker, active sampling "
      "cuts the labelling budget Λ = 300 by about **20 %** against passive"),
-    ("fig1_ordered_logit", 0.10, 0.10,
+    ("fig1_ordered_logit",
      "Fig. 1 (right), Sec. 5.1: for an Ordered Logit ranker, active sampling cuts Λ = 300 by about **10 %**"),
-    ("fig2_rf_vs_ordinal_rf", 0.30, 0.55,
+    ("fig2_rf_vs_ordinal_rf",
      "Fig. 2 (left), Sec. 5.2: selecting the better of Random Forest regression vs classification (ERR), "
      "active sampling saves **30–55 %** of the labelling effort (the paper's range over its three pairs)"),
-    ("fig2_ordered_logit_vs_ranksvm", 0.30, 0.55,
+    ("fig2_ordered_logit_vs_ranksvm",
      "Fig. 2 (centre), Sec. 5.2: selecting the better of Ordered Logit vs Ranking SVM (ERR), active "
      "sampling saves **30–55 %**"),
-    ("fig2_ordered_logit_vs_rf", 0.30, 0.55,
+    ("fig2_ordered_logit_vs_rf",
      "Fig. 2 (right), Sec. 5.2: selecting the better of Ordered Logit vs Random Forest regression (ERR), "
      "active sampling saves **30–55 %**"),
-    ("fig3_index_update", 0.75, 0.75,
+    ("fig3_index_update",
      "Fig. 3 (left), Sec. 5.2: estimating the ERR difference of an index update (10 % of each result list "
      "removed), active sampling saves about **75 %**"),
 )
+#: (experiment, the paper's saving low, high, claim), Sec. 5.
+PAPER = tuple((e, *_SAVINGS[e], claim) for e, claim in _CLAIMS)
 
 
 def saving_verdict(s, lo: float, hi: float) -> str:
@@ -199,7 +203,7 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
         return [Finding(c, "—", "not tested", "this config trains no models of several sizes (no "
                         "`fig3_train_size_*` experiment)", CURVES) for c in (c45, c_right)]
     largest = sizes.loc[sizes["train_pairs"].idxmax(), "experiment"]
-    out = [_saving_finding(savings, curves, labels, largest, 0.45, 0.45, c45)]
+    out = [_saving_finding(savings, curves, labels, largest, TRAIN_SIZE_SAVING, TRAIN_SIZE_SAVING, c45)]
     g = sizes[(sizes.measure == "err") & (sizes.budget == PAPER_TRAIN_SIZE_BUDGET)]
     rows = []
     for exp, e in g.groupby("experiment", sort=False):

@@ -8,10 +8,10 @@
 * :func:`plot_train_size` -- error at one budget over the number of training
   pairs of the second model (Fig. 3 right).
 * :func:`plot_coverage` -- the share of nominal intervals covering the truth over
-  the budget (the coverage study of :func:`evalrank.active.report.coverage_table`).
+  the budget (the coverage study of :func:`evalrank.papers.sawade2012.report.coverage_table`).
 
 The error curves are the ``curves`` table of
-:func:`evalrank.active.report.summarize` (one row per experiment, measure,
+:func:`evalrank.papers.sawade2012.report.summarize` (one row per experiment, measure,
 method and budget, with ``metric``, ``mean_error`` and ``se``). Every method
 keeps its colour, line style, marker and label in all figures.
 """
@@ -82,7 +82,7 @@ def _check_costs(costs):
 
 
 def experiment_title(experiment: str) -> str:
-    """Readable panel title of an experiment id of :func:`evalrank.active.experiments.experiments`.
+    """Readable panel title of an experiment id of :func:`evalrank.papers.sawade2012.experiments.experiments`.
 
     ``fig1_rf`` -> ``"RF regression"``; ``fig2_ordered_logit_vs_ranksvm`` ->
     ``"Ordered logit vs RankSVM"``; ``fig3_index_update`` -> ``"Index update
@@ -437,7 +437,7 @@ def plot_coverage(coverage, experiments, path, *, methods=("passive", "active"),
     """Coverage of the nominal interval over the labelling budget: one row of panels per measure,
     one column per experiment, one line per method with +/- 2 binomial standard errors.
 
-    ``coverage``: the table of :func:`evalrank.active.report.coverage_table`. ``experiments``:
+    ``coverage``: the table of :func:`evalrank.papers.sawade2012.report.coverage_table`. ``experiments``:
     experiment ids, one column each. ``methods``: the methods drawn (those present). The nominal
     level is a dashed line and ``level -/+ band`` a green band (93-97 % for 95 %). Returns the
     paths written.
@@ -505,7 +505,7 @@ def plot_coverage(coverage, experiments, path, *, methods=("passive", "active"),
 
 
 def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> list:
-    """The labelling tool's coverage study (:func:`evalrank.active.report.campaign_table`): one
+    """The labelling tool's coverage study (:func:`evalrank.papers.sawade2012.report.campaign_table`): one
     column per experiment of ``experiments``, two rows per measure -- the share of campaigns whose
     interval covers the truth at each budget, and the share whose interval covers it at *every*
     look after every draw from that budget to the largest one (simultaneous). Two lines each: the

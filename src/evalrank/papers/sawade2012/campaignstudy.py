@@ -17,7 +17,7 @@ truth at *any* look after any draw between two budgets -- so that coverage along
 labelling sequences (simultaneous coverage: every look from budget ``b`` to the largest budget
 covers) comes out of the same pass as the coverage at each budget.
 
-Draws follow Algorithm 1 in deterministic labelling (:mod:`evalrank.active.montecarlo`'s rule:
+Draws follow Algorithm 1 in deterministic labelling (:mod:`evalrank.papers.sawade2012.montecarlo`'s rule:
 a repeated query is free; a budget stops before the first new query it cannot pay for), one
 ``SeedSequence`` stream per campaign (:func:`evalrank.seeds.rng`), so shards are ranges of
 campaign numbers and the tables do not depend on how many there are. The boundary of ``cs``

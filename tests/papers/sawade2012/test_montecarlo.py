@@ -9,7 +9,7 @@ import pytest
 from evalrank import seeds
 from evalrank.active.estimate import algorithm1
 from evalrank.active.interval import weighted_interval
-from evalrank.active.montecarlo import SUMS, simulate, standard_errors
+from evalrank.papers.sawade2012.montecarlo import SUMS, simulate, standard_errors
 
 
 def _pool(seed, m=30):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from evalrank import io
-from evalrank.active.experiments import (
+from evalrank.papers.sawade2012.experiments import (
     Experiment,
     dcg_document_residuals,
     drop_documents,
@@ -18,8 +18,8 @@ from evalrank.active.experiments import (
     setup_experiment,
     true_losses,
 )
-from evalrank.active.montecarlo import shard_range, simulate
-from evalrank.active.report import savings_table, summarize
+from evalrank.papers.sawade2012.montecarlo import shard_range, simulate
+from evalrank.papers.sawade2012.report import savings_table, summarize
 from evalrank.active.sampling import METHODS, q_star_difference
 from evalrank.metrics import dcg, err
 from evalrank.metrics.ranking import rank_order

@@ -1,4 +1,4 @@
-"""The active stage's coverage study and label-model check (evalrank.active.report)."""
+"""The active stage's coverage study and label-model check (evalrank.papers.sawade2012.report)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 
 from evalrank import io, seeds
 from evalrank.active.estimate import algorithm1
-from evalrank.active.experiments import Experiment, setup_experiment
+from evalrank.papers.sawade2012.experiments import Experiment, setup_experiment
 from evalrank.active.interval import weighted_interval
-from evalrank.active.montecarlo import shard_range, simulate, standard_errors
-from evalrank.active.report import COVERAGE_COLUMNS, LABEL_CHECK_COLUMNS, coverage_table, label_model_table
+from evalrank.papers.sawade2012.montecarlo import shard_range, simulate, standard_errors
+from evalrank.papers.sawade2012.report import COVERAGE_COLUMNS, LABEL_CHECK_COLUMNS, coverage_table, label_model_table
 from evalrank.active.sampling import METHODS
 
 BUDGETS = [2.0, 5.0, 12.0, 25.0]   # the pools cost 20: the last labels the whole pool

@@ -1,10 +1,10 @@
-"""The labelling tool's coverage study (evalrank.active.campaignstudy) computes what the tool
+"""The labelling tool's coverage study (evalrank.papers.sawade2012.campaignstudy) computes what the tool
 reports: the same draws as a plan, the same estimates and intervals as campaign.estimate_from_draws."""
 
 import numpy as np
 import pytest
 
-from evalrank.active import campaignstudy
+from evalrank.papers.sawade2012 import campaignstudy
 from evalrank.active.campaign import estimate_from_draws, predicted_term_variance
 from evalrank.active.estimate import budgeted_draws
 from evalrank.active.sampling import defensive

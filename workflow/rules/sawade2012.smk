@@ -95,19 +95,19 @@ rule active_summary:
             shard=SHARDS,
         ),
     output:
-        savings=in_report(f"{RESULTS}/active/savings.csv", "savings.rst", "Active evaluation"),
-        curves=in_report(f"{RESULTS}/active/curves.csv", "active_curves_table.rst", "Active evaluation"),
-        costs=in_report(f"{RESULTS}/active/costs.png", "costs.rst", "Active evaluation"),
+        savings=in_report(f"{RESULTS}/active/savings.csv", "sawade2012/savings.rst", "Active evaluation"),
+        curves=in_report(f"{RESULTS}/active/curves.csv", "sawade2012/curves_table.rst", "Active evaluation"),
+        costs=in_report(f"{RESULTS}/active/costs.png", "sawade2012/costs.rst", "Active evaluation"),
         # one caption per figure (a figure per measure: fig1_err.png, fig1_dcg.png, ...)
         **{
-            fig: in_report(expand(f"{RESULTS}/active/{fig}_{{m}}.png", m=ACT["measures"]), f"active_{fig}.rst",
+            fig: in_report(expand(f"{RESULTS}/active/{fig}_{{m}}.png", m=ACT["measures"]), f"sawade2012/{fig}.rst",
                            "Active evaluation")
             for fig in ["fig1", "fig2", "fig3"] + (["fig3_train_size"] if SIZES else [])
         },
-        coverage=in_report(f"{RESULTS}/active/coverage.csv", "coverage_table.rst", "Active evaluation"),
-        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "coverage.rst", "Active evaluation"),
-        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "campaign_coverage_table.rst", "Active evaluation"),
-        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "label_model_check.rst", "Active evaluation"),
+        coverage=in_report(f"{RESULTS}/active/coverage.csv", "sawade2012/coverage_table.rst", "Active evaluation"),
+        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "sawade2012/coverage.rst", "Active evaluation"),
+        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "Active evaluation"),
+        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "sawade2012/label_model_check.rst", "Active evaluation"),
     params:
         out=output_dir,
         opts=flags(reference_budget=ACT["reference_budget"], train_size_budget=_TS["budget"],

@@ -10,9 +10,10 @@ from collections import defaultdict
 import numpy as np
 
 from evalrank import io
-from evalrank.active.experiments import PAPER_SAVINGS, errors, savings_row
+from evalrank.papers.sawade2012.experiments import PAPER_SAVINGS, errors, savings_row
 from evalrank.active.interval import half_width
-from evalrank.active.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, STOP_WHOLE_POOL
+from evalrank.papers.sawade2012.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, STOP_WHOLE_POOL
+from evalrank.papers.sawade2012.printed import TRAIN_SIZE_SAVING, saving_label
 from evalrank.active.sampling import METHODS
 
 __all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width", "campaign_table"]
@@ -127,7 +128,7 @@ def savings_table(curves, *, reference_budget: float, train_size_budget: float):
         piv = g.pivot(index="budget", columns="method", values="mean_error").sort_index()
         ref = train_size_budget if (exp in sizes and exp != sizes[-1]) else reference_budget
         row = savings_row(piv.index.to_numpy(), piv["passive"].to_numpy(), piv["active"].to_numpy(), ref)
-        paper = PAPER_SAVINGS.get(exp, "45%" if sizes and exp == sizes[-1] else "")
+        paper = PAPER_SAVINGS.get(exp, saving_label(TRAIN_SIZE_SAVING, TRAIN_SIZE_SAVING) if sizes and exp == sizes[-1] else "")
         rows.append({"experiment": exp, "measure": m, **row, "paper_saving": paper})
     return pd.DataFrame(rows, columns=SAVINGS_COLUMNS)
 
@@ -165,7 +166,7 @@ def coverage_table(setup_paths, shard_paths, *, level: float = 0.95):
     every query labelled: standard error 0, covered iff the estimate is the truth),
     ``n_infinite`` (fewer than two draws: an infinite interval, counted as covering) and
     ``n_no_interval`` (left out: no draw, or an exhausted run with undrawable queries; see
-    :func:`evalrank.active.montecarlo.standard_errors`). ``quantity`` is ``ranker`` (R of one
+    :func:`evalrank.papers.sawade2012.montecarlo.standard_errors`). ``quantity`` is ``ranker`` (R of one
     ranker) or ``difference`` (Delta of two; the model-selection experiments too).
     """
     import pandas as pd
@@ -254,7 +255,7 @@ def label_model_table(setup_paths):
     :data:`evalrank.active.campaign.OVERCONFIDENT` (:func:`evalrank.active.campaign.label_model_check`,
     what ``evalrank active estimate`` reports). For DCG, ``realized_documents`` is the part of
     the realized squared error without cross terms between documents
-    (:func:`evalrank.active.experiments.dcg_document_residuals`: what it would be if the model's
+    (:func:`evalrank.papers.sawade2012.experiments.dcg_document_residuals`: what it would be if the model's
     errors were independent across a query's documents, as eq. 3 assumes; its expectation is the
     predicted variance); NaN for ERR. How well q* follows the truth:
     ``corr_abs_deviation``, the correlation over queries of q*'s cost-free factor
@@ -320,7 +321,7 @@ CAMPAIGN_COLUMNS = ["experiment", "quantity", "measure", "epsilon", "max_weight"
 
 
 def campaign_table(setup_paths, shard_paths):
-    """The labelling tool's coverage study (:mod:`evalrank.active.campaignstudy`), one row per
+    """The labelling tool's coverage study (:mod:`evalrank.papers.sawade2012.campaignstudy`), one row per
     (experiment, measure, epsilon, estimator, interval, budget) over every campaign of every fold
     (each judged against its own fold's truth): ``coverage`` (the interval at that budget covers
     the truth), ``simultaneous`` (every look after every draw from that budget up to the largest
@@ -328,7 +329,7 @@ def campaign_table(setup_paths, shard_paths):
     ``mean_width``, ``rmse`` and ``bias`` of the estimate, ``mean_draws``; ``max_weight`` the
     largest importance weight under that epsilon and ``offset_share`` the share of an AIPW term's
     variance due to the label model's mean missing the pool's
-    (:func:`evalrank.active.campaignstudy.offset_share`; both mean over folds); ``default`` marks the tool's
+    (:func:`evalrank.papers.sawade2012.campaignstudy.offset_share`; both mean over folds); ``default`` marks the tool's
     defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, aipw, cs). Ratios against the
     same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
     and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
@@ -336,7 +337,7 @@ def campaign_table(setup_paths, shard_paths):
     import pandas as pd
 
     from evalrank.active.campaign import DEFAULT_EPSILON
-    from evalrank.active.campaignstudy import COMBOS
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS
 
     setups, order = _setups(setup_paths)
     acc = defaultdict(list)
