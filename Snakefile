@@ -1,5 +1,6 @@
 # evalrank: the whole DAG. This file only sets the config, includes one .smk
 # per stage and defines `rule all`; the work is done by `python -m evalrank`.
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
 from evalrank.config import validate_config
@@ -10,7 +11,10 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-validate_config(config, schema=workflow.source_path("workflow/schemas/config.schema.yaml"))
+try:  # a bad value, or a key given twice in a config file: one line naming the key, no traceback
+    validate_config(config, schema=workflow.source_path("workflow/schemas/config.schema.yaml"), files=workflow.configfiles)
+except ValueError as e:
+    raise WorkflowError(str(e)) from None
 
 
 report: "workflow/report/workflow.rst"

@@ -61,7 +61,27 @@ def test_shipped_configs_validate(path):
         ({"ndcg": {"learners": ["adarank", "ranksvm"]}}, "ndcg.fig1_learners", "must also be in ndcg.learners"),
         ({"ndcg": {"reference": "trec"}}, "ndcg.reference", "must be one of ndcg.train_conventions"),
         ({"ndcg": {"train_conventions": ["letor"]}}, "ndcg.train_conventions[0]", "is not one of"),
-        ({"ndcg": {"grids": {"adarank": {"rounds": [3]}}}}, "ndcg.grids.adarank.rounds", "unknown parameter"),
+        ({"ndcg": {"grids": {"adarank": {"rounds": [3]}}}}, "ndcg.grids.adarank.rounds", "allowed: max_rounds"),
+        ({"ndcg": {"grids": {"rf": {"n_estimators": [3]}}}}, "ndcg.grids.rf", "not allowed here; allowed: adarank"),
+        ({"ndcg": {"params": {"lambdamart": {"num_leaves": 1}}}}, "ndcg.params.lambdamart.num_leaves", "minimum of 2"),
+        ({"risk": {"learning": {"baseline_params": {"gbrt": {"feature_fraction": 0}}}}},
+         "risk.learning.baseline_params.gbrt.feature_fraction", "less than or equal to the minimum of 0"),
+        ({"risk": {"learning": {"params": {"nrom": False}}}}, "risk.learning.params.nrom", "allowed: num_leaves"),
+        ({"risk": {"learning": {"dataset": {"kind": "mq2008", "root": "x"}}}}, "risk.learning.dataset.kind",
+         "is not one of"),
+        ({"risk": {"learning": {"dataset": {"kind": "synthetic", "root": "x", "n_features": 10}}}},
+         "risk.learning.dataset.n_features", "below 15"),
+        ({"risk": {"population": {"train_fractions": [0.3, 0.3]}}}, "risk.population.train_fractions", "non-unique"),
+        ({"clicks": {"world": {"history": ["rf", "rf"]}}}, "clicks.world.history", "non-unique"),
+        ({"theory": {"population": {"thresholds": [0.3, 1.2]}}}, "theory.population.thresholds[1]", "maximum"),
+        ({"theory": {"lists": {"sizes": [10, 50, 20]}}}, "theory.lists.sizes", "strictly increasing"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"mean_docs": 2000}}},
+         "dataset.synthetic.mean_docs", "exceeds dataset.synthetic.max_docs = 1251"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"grade_marginals": [0.5, 0.3, 0.1, 0.05, 0.01]}}},
+         "dataset.synthetic.grade_marginals", "must sum to 1"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"p_small": 1}}}, "dataset.synthetic.p_small",
+         "maximum"),
+        ({"models": {"train_pairs": 2.0e4}}, "models.train_pairs", "not an integer"),
         ({"risk": {"population": {"test_partition": 1}}}, "risk.population.test_partition", "must differ"),
         ({"risk": {"population": {"baseline_feature": 5}}}, "risk.population.baseline_feature", "must be one of"),
         ({"risk": {"population": {"features": [110, 200]}}}, "risk.population.features", "exceed dataset.n_features"),
@@ -119,17 +139,21 @@ def test_workflow_schema_is_the_packaged_schema():
 
 
 def test_schema_grid_parameters_are_the_models_parameters():
-    """The schema's per-model grid keys are exactly what each model accepts."""
-    from evalrank.config import schema_path
+    """The schema's per-model parameters (grids and fixed values) are exactly what each model
+    accepts, and each model's own defaults, default grid and paper grid pass the schema's types."""
+    from evalrank.config import _validator_class, schema_path
     from evalrank.models.zoo import MODELS, PAPER_GRIDS, default_grids
 
     schema = yaml.safe_load(schema_path().read_text())
     grids = schema["$defs"]["model_grids"]["properties"]  # models.grids and ndcg.grids both use it
-    assert set(grids) == set(MODELS)
+    params = schema["$defs"]["params"]["properties"]  # ndcg.params, risk.learning.baseline_params
+    assert set(grids) == set(params) == set(MODELS)
     for name, cls in MODELS.items():
-        assert set(grids[name]["propertyNames"]["enum"]) == set(cls.param_names), name
-        assert set(default_grids()[name]) <= set(cls.param_names)
-        assert set(PAPER_GRIDS[name]) <= set(cls.param_names)
+        assert list(grids[name]["properties"]) == list(params[name]["properties"]) == list(cls.param_names), name
+        one = {"$defs": schema["$defs"], **params[name]}
+        assert not list(_validator_class()(one).iter_errors(cls.default_params())), name
+        for grid in (default_grids()[name], PAPER_GRIDS[name]):
+            assert not list(_validator_class()({"$defs": schema["$defs"], **grids[name]}).iter_errors(grid)), name
 
 
 @pytest.mark.parametrize("path", ["config/config.yaml", "config/paper.yaml", "config/mq2008.yaml",
@@ -214,3 +238,161 @@ def test_shipped_synthetic_configs_fit_their_data(path):
 
     cfg = load_config(ROOT / path)
     assert data_problems(cfg, synthetic_facts(cfg)) == []
+
+
+# -- issue 29: bad configs refused before any job, defaults in the schema only --------------------
+BAD = [  # (YAML text after name/seed/dataset, dotted key, message fragment)
+    ("models: {grids: {rf: {n_estimators: [-1]}}}", "models.grids.rf.n_estimators[0]", "-1 is less than the minimum of 1"),
+    ("models: {grids: {rf: {n_estimators: [many]}}}", "models.grids.rf.n_estimators[0]", "'many' is not of type 'integer'"),
+    ("models: {grids: {rf: {max_features: [1.5]}}}", "models.grids.rf.max_features[0]", "1.5 is not allowed: Features"),
+    ("models: {grids: {rf: {max_features: 1.5}}}", "models.grids.rf.max_features", "1.5 is not of type 'array'"),
+    ("models: {grids: {rf: {min_samples_leaf: [1.0]}}}", "models.grids.rf.min_samples_leaf[0]", "1.0 is not allowed"),
+    ("active: {train_sizes: {sizes: [100, 100]}}", "active.train_sizes.sizes", "[100, 100] has non-unique elements"),
+    ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 1e9}}",
+     "dataset.synthetic.queries_per_partition", "'1e9' is text, not a number"),
+    ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 1.0e+9}}",
+     "dataset.synthetic.queries_per_partition", "greater than the maximum of 999999"),
+    ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 1000000}}",
+     "dataset.synthetic.queries_per_partition", "query ids are partition x 10^6 + i"),
+    ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 250.0}}",
+     "dataset.synthetic.queries_per_partition", "250.0 is not an integer"),
+    ("seed: 2", "seed", ":2 and again at "),
+    ("models:\n  grids:\n    rf: {n_estimators: [3]}\n    rf: {n_estimators: [4]}", "models.grids.rf", ":6 and again at "),
+    ("theory:\n  pairs:\n    - [far, good, poor]\n    - {a: 1, a: 2}", "theory.pairs[1].a", "given twice"),
+]
+
+
+def _bad_file(tmp_path, extra):
+    p = tmp_path / "bad.yaml"
+    head = "name: t\nseed: 1\n"
+    if not extra.startswith("dataset:"):
+        head += "dataset: {kind: synthetic, root: d}\n"
+    p.write_text(head + extra + "\n")
+    return p
+
+
+@pytest.mark.parametrize("extra, key, fragment", BAD)
+def test_bad_config_files_name_their_key(tmp_path, extra, key, fragment):
+    p = _bad_file(tmp_path, extra)
+    with pytest.raises(ConfigError) as exc:
+        load_config(p)
+    assert exc.value.keys == [key], str(exc.value)
+    msg = str(exc.value)
+    assert "\n" not in msg and msg.startswith(f"invalid configuration: config key '{key}': ") and fragment in msg, msg
+    if "given twice" in msg or "again" in msg:
+        assert f"{p}:" in msg
+
+
+@pytest.mark.parametrize("extra, key, fragment", BAD)
+def test_validate_config_cli_refuses_bad_configs(tmp_path, extra, key, fragment):
+    """`evalrank validate-config` exits 1 with one line naming the key, no traceback, nothing on stdout."""
+    from cli_run import evalrank
+
+    out = evalrank("validate-config", _bad_file(tmp_path, extra))
+    assert out.returncode == 1 and out.stdout == "", out
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.startswith(f"evalrank validate-config: error: invalid configuration: config key '{key}': ")
+    assert fragment in out.stderr
+
+
+def test_duplicate_keys_are_refused_at_any_level_but_merges_are_allowed(tmp_path):
+    from evalrank.config import read_yaml
+
+    p = tmp_path / "c.yaml"
+    p.write_text("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  x: 3\nlist:\n  - {k: 1}\n  - {k: 2}\n")
+    assert read_yaml(p)["use"] == {"x": 3, "y": 2}
+    p.write_text("a:\n  b:\n    c: 1\n    d: 2\n    c: 3\n")
+    with pytest.raises(ConfigError, match=r"config key 'a\.b\.c': given twice, at .*c\.yaml:3 and again at .*c\.yaml:5"):
+        read_yaml(p)
+
+
+def test_the_pipeline_check_refuses_duplicates_in_its_config_files(tmp_path):
+    """The Snakefile passes workflow.configfiles: Snakemake's own YAML reader keeps the last key."""
+    p = tmp_path / "c.yaml"
+    p.write_text("name: t\nseed: 1\ndataset: {kind: synthetic, root: d}\nfolds: [1]\nfolds: [2]\n")
+    merged = yaml.safe_load(p.read_text())  # what Snakemake hands the Snakefile: folds [2]
+    with pytest.raises(ConfigError, match="config key 'folds': given twice"):
+        validate_config(merged, files=[p, ROOT / "config" / "config.yaml"])
+    validate_config(copy.deepcopy(MINIMAL), files=[ROOT / "config" / "config.yaml"])
+
+
+def _schema_nodes():
+    """(dotted key, merged schema of the key) for every property of the schema, through $refs."""
+    from evalrank.config import _schema, _views
+
+    root = _schema(None)
+    out = []
+
+    def walk(subs, path):
+        views = _views(subs, root)
+        props = {}
+        for view in views:
+            for k, s in view.get("properties", {}).items():
+                props.setdefault(k, []).append(s)
+            if isinstance(view.get("additionalProperties"), dict):
+                props.setdefault("*", []).append(view["additionalProperties"])
+        for k, s in props.items():
+            merged = {}
+            for v in reversed(_views(s, root)):
+                merged.update(v)
+            out.append((f"{path}.{k}" if path else k, merged))
+            walk(s, f"{path}.{k}" if path else k)
+
+    walk([root], "")
+    for name, sub in root["$defs"].items():  # the definitions themselves
+        walk([sub], f"$defs.{name}")
+    return out
+
+
+def test_every_schema_key_has_a_type_and_a_description():
+    nodes = _schema_nodes()
+    assert len(nodes) > 300
+    for key, s in nodes:
+        assert isinstance(s.get("description"), str) and s["description"].strip(), f"{key}: no description"
+        assert any(k in s for k in ("type", "enum", "const", "oneOf", "anyOf")), f"{key}: no type"
+
+
+def test_schema_has_one_dataset_block():
+    """dataset and risk.learning.dataset share $defs/dataset; the second only narrows it."""
+    from evalrank.config import schema_path
+
+    schema = yaml.safe_load(schema_path().read_text())
+    main = schema["properties"]["dataset"]
+    learn = schema["properties"]["risk"]["properties"]["learning"]["properties"]["dataset"]
+    assert main["$ref"] == learn["$ref"] == "#/$defs/dataset" and "properties" not in main
+    assert set(learn["properties"]) == {"kind", "synthetic"}
+    assert set(learn["properties"]["synthetic"]["properties"]) == {"queries_per_partition"}
+    cfg = validate_config({**copy.deepcopy(MINIMAL), "risk": {"learning": {"dataset": {"kind": "synthetic",
+                                                                                        "root": "x"}}}})
+    learn_ds, main_ds = cfg["risk"]["learning"]["dataset"], cfg["dataset"]
+    assert learn_ds["synthetic"]["queries_per_partition"] == 2000 and main_ds["synthetic"]["queries_per_partition"] == 250
+    assert {k: v for k, v in learn_ds["synthetic"].items() if k != "queries_per_partition"} == \
+           {k: v for k, v in main_ds["synthetic"].items() if k != "queries_per_partition"}
+
+
+def test_schema_default_gives_the_filled_default():
+    from evalrank.config import schema_default
+
+    assert schema_default("dataset.n_features") == 136
+    assert schema_default("dataset.synthetic") == validate_config(copy.deepcopy(MINIMAL))["dataset"]["synthetic"]
+    assert schema_default("risk.learning.dataset.synthetic")["queries_per_partition"] == 2000
+    assert schema_default("risk")["learning"]["dataset"] is None
+    with pytest.raises(KeyError, match="no default"):
+        schema_default("dataset.root")
+    with pytest.raises(KeyError, match="not a key"):
+        schema_default("dataset.nope")
+
+
+def test_config_py_restates_no_schema_default():
+    """config.py reads config values by key: no `.get(KEY, default)` on a key of the schema (the
+    defaults are filled from the schema before any check runs)."""
+    import ast
+
+    import evalrank.config as config_module
+
+    keys = {key.rsplit(".", 1)[-1] for key, _ in _schema_nodes()} - {"*"}
+    tree = ast.parse(Path(config_module.__file__).read_text())
+    restated = [(node.lineno, node.args[0].value) for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in keys]
+    assert restated == [], f"config.py reads these keys with .get(): {restated}"

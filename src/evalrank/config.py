@@ -1,21 +1,31 @@
 """Load and validate the workflow configuration (JSON schema in YAML).
 
-Errors name the offending key as a dotted path (``models.train_pairs``), so a
-bad value in ``config/*.yaml`` or a ``--config`` override is found at once.
-Missing optional keys are filled with the schema's defaults.
+The schema (``schemas/config.schema.yaml``) is the one place of every key's
+type, range, description and default: :func:`validate_config` checks a config
+against it, then fills the defaults of missing keys from it (recursively,
+through ``$ref``; a ``default`` beside a ``$ref`` overrides the referenced
+one), and the checks below read values by key without restating a default.
+:func:`schema_default` gives library code the schema's default of a key.
+
+Errors name the offending key as a dotted path (``models.train_pairs``), one
+line per problem, so a bad value in ``config/*.yaml`` or a ``--config``
+override is found at once. YAML files are read refusing a key given twice in
+one mapping (PyYAML would keep the last one silently), with file:line.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 import yaml
 
-__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "key_path", "data_problems"]
+__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "schema_default", "read_yaml",
+           "check_yaml_files", "key_path", "data_problems"]
 
 
 class ConfigError(ValueError):
@@ -23,8 +33,11 @@ class ConfigError(ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]):
         self.keys = [k for k, _ in problems]
-        lines = [f"  config key '{k}': {msg}" for k, msg in problems]
-        super().__init__("invalid configuration:\n" + "\n".join(lines))
+        lines = [f"config key '{k}': {msg}" for k, msg in problems]
+        if len(lines) == 1:
+            super().__init__(f"invalid configuration: {lines[0]}")
+        else:
+            super().__init__("invalid configuration:\n" + "\n".join("  " + line for line in lines))
 
 
 def schema_path() -> Path:
@@ -39,145 +52,321 @@ def key_path(parts) -> str:
     return out or "<root>"
 
 
-def _fill_defaults(instance: Any, schema: Mapping, root: Mapping) -> None:
+# -- YAML without silent duplicates -------------------------------------------------
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _duplicates(node, parts: list, seen_nodes: set):
+    """(dotted key, first line, repeated line) of every key given twice in one mapping."""
+    if id(node) in seen_nodes:  # an alias: its anchor was checked already
+        return
+    seen_nodes.add(id(node))
+    if isinstance(node, yaml.MappingNode):
+        first = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:  # '<<: *anchor' merges; explicit keys may override them
+                continue
+            name = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if name is not None:
+                ident = (key_node.tag, name)
+                if ident in first:
+                    yield key_path(parts + [name]), first[ident], key_node.start_mark.line + 1
+                else:
+                    first[ident] = key_node.start_mark.line + 1
+            yield from _duplicates(value_node, parts + [name if name is not None else "?"], seen_nodes)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            yield from _duplicates(item, parts + [i], seen_nodes)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML file's document, refusing a key given twice in one mapping (any level).
+
+    Raises :class:`ConfigError` naming each repeated key with file:line, and
+    ``ValueError`` with file:line:column for text that is not YAML.
+    """
+    from evalrank.io import open_text
+
+    path = Path(path)
+    with open_text(path) as fh:
+        text = fh.read()
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        dups = list(_duplicates(node, [], set()))
+        if dups:
+            raise ConfigError([(key, f"given twice, at {path}:{first} and again at {path}:{line} (YAML would "
+                                     "silently keep only the last); remove one") for key, first, line in dups])
+        return loader.construct_document(node)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        what = getattr(e, "problem", None) or str(e)
+        raise ValueError(f"{where}: not valid YAML ({what})") from None
+    finally:
+        loader.dispose()
+
+
+def check_yaml_files(paths: Iterable) -> None:
+    """Refuse repeated keys in config files read by someone else (Snakemake's ``configfile``)."""
+    for path in paths:
+        if Path(path).suffix.lower() in (".yaml", ".yml") and Path(path).exists():
+            read_yaml(path)
+
+
+# -- the schema: defaults and validation ------------------------------------------------
+@functools.lru_cache(maxsize=4)
+def _schema_doc(path: str, mtime_ns: int) -> dict:
+    return read_yaml(path)
+
+
+def _schema(schema: str | Path | None) -> dict:
+    path = Path(schema) if schema is not None else schema_path()
+    return _schema_doc(str(path), path.stat().st_mtime_ns)
+
+
+def _resolve(ref: str, root: Mapping) -> Mapping:
+    """A local JSON pointer (``#/$defs/params/properties/rf``)."""
+    if not ref.startswith("#/"):
+        raise ValueError(f"schema: only local $refs are supported, got {ref!r}")
+    node = root
+    for part in ref[2:].split("/"):
+        node = node[part.replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def _views(schemas: Iterable[Mapping], root: Mapping) -> list[Mapping]:
+    """The schemas that apply to one value: each given one, then what its ``$ref`` names (recursively).
+    Earlier ones win for a ``default``: a default beside a ``$ref`` overrides the referenced one."""
+    out = []
+    for s in schemas:
+        out.append(s)
+        if "$ref" in s:
+            out += _views([_resolve(s["$ref"], root)], root)
+    return out
+
+
+def _fill_defaults(instance: Any, schemas: list[Mapping], root: Mapping) -> None:
     """Insert schema defaults for missing keys, recursively (after a successful validation)."""
-    if "$ref" in schema:
-        ref = schema["$ref"].split("/")[-1]
-        schema = root["$defs"][ref]
     if not isinstance(instance, dict):
         return
-    for key, sub in schema.get("properties", {}).items():
-        if key not in instance and "default" in sub:
-            instance[key] = copy.deepcopy(sub["default"])
-        if key in instance:
-            _fill_defaults(instance[key], sub, root)
+    views = _views(schemas, root)
+    props: dict[str, list[Mapping]] = {}
+    for view in views:
+        for key, sub in view.get("properties", {}).items():
+            props.setdefault(key, []).append(sub)
+    for key, subs in props.items():
+        if key not in instance:
+            default = next((v["default"] for v in _views(subs, root) if "default" in v), _MISSING)
+            if default is _MISSING:
+                continue
+            instance[key] = copy.deepcopy(default)
+        _fill_defaults(instance[key], subs, root)
+
+
+_MISSING = object()
+
+
+def schema_default(key: str, schema: str | Path | None = None) -> Any:
+    """The schema's default of dotted ``key`` (``"dataset.synthetic"``), with the defaults
+    inside it filled: what a config that leaves the key out gets."""
+    root = _schema(schema)
+    subs: list[Mapping] = [root]
+    for part in key.split("."):
+        subs = [v["properties"][part] for v in _views(subs, root) if part in v.get("properties", {})]
+        if not subs:
+            raise KeyError(f"{key!r} is not a key of the config schema")
+    default = next((v["default"] for v in _views(subs, root) if "default" in v), _MISSING)
+    if default is _MISSING:
+        raise KeyError(f"config key {key!r} has no default (it is required)")
+    value = copy.deepcopy(default)
+    _fill_defaults(value, subs, root)
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _validator_class():
+    import jsonschema
+
+    # an integer is an int: 2.0e4 is refused where an integer is meant (stage options are parsed with
+    # int(), and scikit-learn reads 1.0 as a share, 1 as a count)
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, x: isinstance(x, (int, np.integer)) and not isinstance(x, bool))
+    return jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=checker)
+
+
+def _looks_numeric(value) -> bool:
+    try:
+        float(value)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 def _message(error) -> str:
-    if error.validator == "additionalProperties":
-        return error.message.replace("Additional properties are not allowed", "unknown key(s)")
+    inst, desc = error.instance, error.schema.get("description")
     if error.validator == "enum":
-        return f"{error.instance!r} is not one of {error.validator_value}"
+        return f"{inst!r} is not one of {error.validator_value}"
+    if error.validator == "type" and isinstance(inst, str) and _looks_numeric(inst):
+        return (f"{inst!r} is text, not a number: YAML reads a number with an exponent as text unless it has a "
+                f"dot and a signed exponent (1.0e+9); write it in full")
+    types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    if error.validator == "type" and "integer" in types and "number" not in types and isinstance(inst, float):
+        return f"{inst!r} is not an integer (write it without a decimal point)"
+    if error.validator in ("oneOf", "anyOf"):
+        return f"{inst!r} is not allowed" + (f": {desc}" if desc else "")
+    if error.validator in ("maximum", "exclusiveMaximum") and desc:  # the description says why
+        return f"{error.message} ({desc})"
     return error.message
 
 
-def validate_config(config: dict, schema: str | Path | None = None) -> dict:
+def _schema_problems(config: dict, root: Mapping) -> list[tuple[str, str]]:
+    validator = _validator_class()(root)
+    errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    problems = []
+    for e in errors:
+        parts = list(e.absolute_path)
+        if e.validator == "additionalProperties":
+            allowed = [k for view in _views([e.schema], root) for k in view.get("properties", {})]
+            for name in sorted(set(e.instance) - set(allowed)):
+                problems.append((key_path(parts + [name]), "unknown key (check spelling); allowed: "
+                                 + ", ".join(allowed)))
+            continue
+        if "propertyNames" in e.schema_path:
+            # jsonschema reports a bad property *name* at the object, with the name as instance
+            allowed = e.validator_value if isinstance(e.validator_value, list) else []
+            problems.append((key_path(parts + [str(e.instance)]),
+                             f"not allowed here; allowed: {', '.join(map(str, allowed))}"))
+            continue
+        if e.validator == "required":
+            missing = e.message.split("'")[1]
+            problems.append((key_path(parts + [missing]), "is required"))
+            continue
+        problems.append((key_path(parts), _message(e)))
+    keys = []
+    for key, msg in problems:  # one message per key (a bad name can break two rules)
+        if key not in [k for k, _ in keys]:
+            keys.append((key, msg))
+    return keys
+
+
+def validate_config(config: dict, schema: str | Path | None = None, files: Iterable = ()) -> dict:
     """Validate ``config`` in place against the schema, fill defaults, return it.
 
-    Raises :class:`ConfigError` listing every problem with its dotted key.
+    ``files``: the YAML files ``config`` was merged from by someone else (Snakemake), checked
+    for a key given twice. Raises :class:`ConfigError` listing every problem with its dotted key.
     """
-    import jsonschema
-
     if not isinstance(config, dict):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
-    path = Path(schema) if schema is not None else schema_path()
-    with open(path, encoding="utf-8") as fh:
-        schema_doc = yaml.safe_load(fh)
-    validator = jsonschema.Draft202012Validator(schema_doc)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        problems = []
-        for e in errors:
-            parts = list(e.absolute_path)
-            if e.validator == "additionalProperties":
-                extra = sorted(set(e.instance) - set(e.schema.get("properties", {})))
-                for name in extra:
-                    problems.append((key_path(parts + [name]), "unknown key (check spelling; see workflow/schemas/config.schema.yaml)"))
-                continue
-            if e.validator == "propertyNames" or "propertyNames" in e.schema_path:
-                # jsonschema reports a bad property *name* at the object, with the name as instance
-                allowed = e.validator_value if isinstance(e.validator_value, list) else []
-                problems.append((key_path(parts + [str(e.instance)]),
-                                 f"unknown parameter; allowed: {', '.join(map(str, allowed))}"))
-                continue
-            if e.validator == "required":
-                missing = e.message.split("'")[1]
-                problems.append((key_path(parts + [missing]), "is required"))
-                continue
-            problems.append((key_path(parts), _message(e)))
+    check_yaml_files(files)
+    root = _schema(schema)
+    problems = _schema_problems(config, root)
+    if problems:
         raise ConfigError(problems)
-    _fill_defaults(config, schema_doc, schema_doc)
+    _fill_defaults(config, [root], root)
     problems = _cross_checks(config)
     if problems:
         raise ConfigError(problems)
     return config
 
 
+def _increasing(key: str, values: list) -> list[tuple[str, str]]:
+    if any(b <= a for a, b in zip(values, values[1:])):
+        return [(key, f"must be strictly increasing, got {values}")]
+    return []
+
+
+def _on_grid(key: str, value, grid_key: str, grid: list) -> list[tuple[str, str]]:
+    if value is not None and grid and not any(abs(value - b) < 1e-9 for b in grid):
+        return [(key, f"{value} must be one of {grid_key} {grid}")]
+    return []
+
+
 def _cross_checks(config: dict) -> list[tuple[str, str]]:
-    """Constraints between keys that a JSON schema cannot express."""
-    problems = []
-    ds = config.get("dataset", {})
-    marg = ds.get("synthetic", {}).get("grade_marginals")
-    if marg is not None and ds.get("max_grade") is not None and len(marg) != ds["max_grade"] + 1:
-        problems.append(("dataset.synthetic.grade_marginals",
-                         f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
-    if ds.get("kind") == "synthetic" and marg is None and ds.get("max_grade", 4) != 4:
-        problems.append(("dataset.synthetic.grade_marginals", f"is needed for max_grade {ds['max_grade']} (the "
-                         "default shares are MSLR's five grades 0..4)"))
-    act = config.get("active", {})
-    if act.get("enabled", True) and not config.get("models", {}).get("enabled", True):
+    """Constraints between keys that a JSON schema cannot express (defaults filled)."""
+    problems = _dataset_checks("dataset", config["dataset"])
+    learn_ds = config["risk"]["learning"]["dataset"]
+    if learn_ds is not None:
+        problems += _dataset_checks("risk.learning.dataset", learn_ds)
+    act, models, nd, risk = config["active"], config["models"], config["ndcg"], config["risk"]
+    if act["enabled"] and not models["enabled"]:
         problems.append(("active.enabled", "the active stage needs the models stage (models.enabled: true)"))
-    nd = config.get("ndcg", {})
-    extra = [m for m in nd.get("fig1_learners", []) if m not in nd.get("learners", [])]
+    extra = [m for m in nd["fig1_learners"] if m not in nd["learners"]]
     if extra:
         problems.append(("ndcg.fig1_learners", f"{extra} must also be in ndcg.learners"))
-    if nd.get("reference") is not None and nd.get("reference") not in nd.get("train_conventions", [nd.get("reference")]):
+    if nd["reference"] not in nd["train_conventions"]:
         problems.append(("ndcg.reference", f"{nd['reference']!r} must be one of ndcg.train_conventions"))
-    pop = config.get("risk", {}).get("population", {})
-    if config.get("risk", {}).get("enabled", True) and pop.get("enabled", True):
-        problems += _risk_population_checks(pop, config)
-    learn = config.get("risk", {}).get("learning", {})
-    if config.get("risk", {}).get("enabled", True) and learn.get("enabled", True):
-        bad = [f for f in learn.get("folds", []) if f > learn.get("n_folds", 5)]
+    if risk["enabled"] and risk["population"]["enabled"]:
+        problems += _risk_population_checks(risk["population"], config)
+    learn = risk["learning"]
+    if risk["enabled"] and learn["enabled"]:
+        bad = [f for f in learn["folds"] if f > learn["n_folds"]]
         if bad:
-            problems.append(("risk.learning.folds", f"{bad} exceed risk.learning.n_folds = {learn.get('n_folds', 5)}"))
-        n_feat = (learn.get("dataset") or config.get("dataset", {})).get("n_features")
-        if n_feat and learn.get("baseline_feature", 0) > n_feat:
+            problems.append(("risk.learning.folds", f"{bad} exceed risk.learning.n_folds = {learn['n_folds']}"))
+        n_feat = (learn["dataset"] or config["dataset"])["n_features"]
+        if learn["baseline_feature"] > n_feat:
             problems.append(("risk.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
                              f"dataset's n_features = {n_feat}"))
-    clk = config.get("clicks", {})
-    if clk.get("enabled", True):
-        problems += _clicks_checks(clk, config)
-    th = config.get("theory", {})
-    if th.get("enabled", True):
-        problems += _theory_checks(th)
-    budgets = act.get("budgets", [])
-    if any(b1 <= b0 for b0, b1 in zip(budgets, budgets[1:])):
-        problems.append(("active.budgets", f"must be strictly increasing, got {budgets}"))
-    for key, value in (("active.reference_budget", act.get("reference_budget")),
-                       ("active.train_sizes.budget", act.get("train_sizes", {}).get("budget"))):
-        if value is not None and budgets and not any(abs(value - b) < 1e-9 for b in budgets):
-            problems.append((key, f"{value} must be one of active.budgets {budgets}"))
-    camp = act.get("campaign", {})
-    cb = camp.get("budgets", [])
-    if any(b1 <= b0 for b0, b1 in zip(cb, cb[1:])):
-        problems.append(("active.campaign.budgets", f"must be strictly increasing, got {cb}"))
-    tb = camp.get("tune_budget")
-    if tb is not None and cb and not any(abs(tb - b) < 1e-9 for b in cb):
-        problems.append(("active.campaign.tune_budget", f"{tb} must be one of active.campaign.budgets {cb}"))
-    if 0 < camp.get("repetitions", 0) < act.get("shards", 1):
+    if config["clicks"]["enabled"]:
+        problems += _clicks_checks(config["clicks"], config)
+    if config["theory"]["enabled"]:
+        problems += _theory_checks(config["theory"])
+    budgets = act["budgets"]
+    problems += _increasing("active.budgets", budgets)
+    ts = act["train_sizes"]
+    problems += _on_grid("active.reference_budget", act["reference_budget"], "active.budgets", budgets)
+    problems += _on_grid("active.train_sizes.budget", ts["budget"], "active.budgets", budgets)
+    camp = act["campaign"]
+    problems += _increasing("active.campaign.budgets", camp["budgets"])
+    problems += _on_grid("active.campaign.tune_budget", camp["tune_budget"], "active.campaign.budgets",
+                         camp["budgets"])
+    if 0 < camp["repetitions"] < act["shards"]:
         problems.append(("active.campaign.repetitions", f"{camp['repetitions']} is below active.shards "
-                         f"({act.get('shards', 1)}): a shard would have no campaign"))
-    ts = act.get("train_sizes", {})
-    if ts.get("sizes") and ts["base"] in ts["sizes"]:
+                         f"({act['shards']}): a shard would have no campaign"))
+    if ts["base"] in ts["sizes"]:
         problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
-    if act.get("enabled", True):
+    if act["enabled"]:
         problems += _active_checks(act, config)
+    return problems
+
+
+def _dataset_checks(key: str, ds: dict) -> list[tuple[str, str]]:
+    """A dataset block's keys against each other (the generator's needs when it is synthetic)."""
+    problems = []
+    syn = ds["synthetic"]
+    marg = syn["grade_marginals"]
+    if marg is not None and len(marg) != ds["max_grade"] + 1:
+        problems.append((f"{key}.synthetic.grade_marginals",
+                         f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
+    elif marg is not None and abs(sum(marg) - 1.0) > 1e-6:
+        problems.append((f"{key}.synthetic.grade_marginals", f"shares must sum to 1, got {sum(marg):g}"))
+    if ds["kind"] != "synthetic":
+        return problems
+    if marg is None and ds["max_grade"] != 4:
+        problems.append((f"{key}.synthetic.grade_marginals", f"is needed for max_grade {ds['max_grade']} (the "
+                         "default shares are MSLR's five grades 0..4)"))
+    if ds["n_features"] < 15:
+        problems.append((f"{key}.n_features", f"{ds['n_features']} is below 15: the generator keeps MSLR's "
+                         "stream lengths (feature ids 11-15)"))
+    if syn["mean_docs"] > syn["max_docs"]:
+        problems.append((f"{key}.synthetic.mean_docs", f"{syn['mean_docs']} exceeds {key}.synthetic.max_docs = "
+                         f"{syn['max_docs']}: no query may have more documents than that"))
     return problems
 
 
 def _active_checks(act: dict, config: dict) -> list[tuple[str, str]]:
     problems = []
-    if act.get("shards", 1) > act.get("repetitions", 1):
+    if act["shards"] > act["repetitions"]:
         problems.append(("active.shards", f"{act['shards']} exceeds active.repetitions ({act['repetitions']}): "
                          "a shard would have no repetition"))
-    n_feat = config.get("dataset", {}).get("n_features")
-    cost = act.get("cost_feature")
-    if cost is not None and n_feat and cost > n_feat:
-        problems.append(("active.cost_feature", f"feature {cost} exceeds dataset.n_features = {n_feat}; "
+    ds = config["dataset"]
+    cost = act["cost_feature"]
+    if cost is not None and cost > ds["n_features"]:
+        problems.append(("active.cost_feature", f"feature {cost} exceeds dataset.n_features = {ds['n_features']}; "
                          "set it to the dataset's document-length feature, or null for unit costs"))
-    ds = config.get("dataset", {})
-    if cost is not None and ds.get("kind") == "synthetic" and ds.get("synthetic", {}).get("feature_norm") == "query":
+    if cost is not None and ds["kind"] == "synthetic" and ds["synthetic"]["feature_norm"] == "query":
         problems.append(("active.cost_feature", "dataset.synthetic.feature_norm: query scales every feature within "
                          "its query, so no feature is a document length; set active.cost_feature to null (unit costs)"))
     return problems
@@ -186,8 +375,8 @@ def _active_checks(act: dict, config: dict) -> list[tuple[str, str]]:
 def _fold_is_trained(key: str, fold, config: dict) -> list[tuple[str, str]]:
     """A stage that uses one fold's trained models must use a fold of ``folds`` (else
     the whole model stage would be trained again for that stage alone)."""
-    folds = config.get("folds", [1])
-    if fold is not None and fold not in folds:
+    folds = config["folds"]
+    if fold not in folds:
         return [(key, f"fold {fold} is not in folds {folds}: its models would be trained for this stage "
                       "alone; use one of folds")]
     return []
@@ -195,18 +384,18 @@ def _fold_is_trained(key: str, fold, config: dict) -> list[tuple[str, str]]:
 
 def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
     problems = []
-    if pop.get("fold") is not None and pop.get("fold") == pop.get("test_partition"):
+    if pop["fold"] == pop["test_partition"]:
         problems.append(("risk.population.test_partition", f"must differ from risk.population.fold ({pop['fold']})"))
-    if pop.get("baseline_feature") is not None and pop["baseline_feature"] not in pop.get("features", []):
+    if pop["baseline_feature"] not in pop["features"]:
         problems.append(("risk.population.baseline_feature",
                          f"{pop['baseline_feature']} must be one of risk.population.features"))
-    if pop.get("include_models", True) and not config.get("models", {}).get("enabled", True):
+    if pop["include_models"] and not config["models"]["enabled"]:
         problems.append(("risk.population.include_models",
                          "needs the models stage (models.enabled: true); set it to false to leave the models out"))
-    elif pop.get("include_models", True):
-        problems += _fold_is_trained("risk.population.fold", pop.get("fold"), config)
-    n_feat = config.get("dataset", {}).get("n_features")
-    too_big = [f for f in pop.get("features", []) if n_feat and f > n_feat]
+    elif pop["include_models"]:
+        problems += _fold_is_trained("risk.population.fold", pop["fold"], config)
+    n_feat = config["dataset"]["n_features"]
+    too_big = [f for f in pop["features"] if f > n_feat]
     if too_big:
         problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
     return problems
@@ -216,24 +405,17 @@ def _theory_checks(th: dict) -> list[tuple[str, str]]:
     from evalrank.theory.experiments import parse_measure
 
     problems = []
-    for i, m in enumerate(th.get("measures", [])):
-        try:
-            parse_measure(m)
-        except ValueError as e:
-            problems.append((f"theory.measures[{i}]", str(e)))
-    sizes = th.get("sizes", [])
-    if any(b <= a for a, b in zip(sizes, sizes[1:])):
-        problems.append(("theory.sizes", f"must be strictly increasing, got {sizes}"))
-    tau = th.get("population", {}).get("thresholds", [])
-    if any(b <= a for a, b in zip(tau, tau[1:])):
-        problems.append(("theory.population.thresholds", f"must be strictly increasing, got {tau}"))
-    for i, m in enumerate(th.get("lists", {}).get("measures", [])):
-        try:
-            parse_measure(m)
-        except ValueError as e:
-            problems.append((f"theory.lists.measures[{i}]", str(e)))
-    scorers = th.get("scorers", {})
-    for i, pair in enumerate(th.get("pairs", [])):
+    for key, measures in (("theory.measures", th["measures"]), ("theory.lists.measures", th["lists"]["measures"])):
+        for i, m in enumerate(measures):
+            try:
+                parse_measure(m)
+            except ValueError as e:
+                problems.append((f"{key}[{i}]", str(e)))
+    problems += _increasing("theory.sizes", th["sizes"])
+    problems += _increasing("theory.population.thresholds", th["population"]["thresholds"])
+    problems += _increasing("theory.lists.sizes", th["lists"]["sizes"])
+    scorers = th["scorers"]
+    for i, pair in enumerate(th["pairs"]):
         bad = [name for name in pair[1:] if name not in scorers]
         if bad:
             problems.append((f"theory.pairs[{i}]", f"{bad} are not in theory.scorers {sorted(scorers)}"))
@@ -242,57 +424,48 @@ def _theory_checks(th: dict) -> list[tuple[str, str]]:
 
 def _clicks_checks(clk: dict, config: dict) -> list[tuple[str, str]]:
     problems = []
-    models = config.get("models", {})
-    if not models.get("enabled", True):
+    models = config["models"]
+    if not models["enabled"]:
         problems.append(("clicks.enabled", "the clicks stage needs the models stage (models.enabled: true)"))
-    names = models.get("names", [])
-    if models.get("enabled", True):
-        problems += _fold_is_trained("clicks.fold", clk.get("fold"), config)
-    world = clk.get("world", {})
+    names = models["names"]
+    if models["enabled"]:
+        problems += _fold_is_trained("clicks.fold", clk["fold"], config)
+    world = clk["world"]
     for key in ("baseline", "history", "alternatives"):
-        value = world.get(key)
-        if value is None:
-            continue
+        value = world[key]
         values = [value] if isinstance(value, str) else value
         allowed = names + (["oracle"] if key == "alternatives" else [])
         bad = [v for v in values if v not in allowed]
         if bad:
             problems.append((f"clicks.world.{key}", f"{bad} must be in models.names {names}"
                              + (" or 'oracle'" if key == "alternatives" else "")))
-    if world.get("k", 5) > world.get("serp_depth", 10):
-        problems.append(("clicks.world.k", f"must not exceed clicks.world.serp_depth ({world.get('serp_depth', 10)})"))
+    if world["k"] > world["serp_depth"]:
+        problems.append(("clicks.world.k", f"must not exceed clicks.world.serp_depth ({world['serp_depth']})"))
     for key in ("blend", "noise", "affected"):
-        lo_hi = world.get(key)
-        if lo_hi and lo_hi[0] > lo_hi[1]:
-            problems.append((f"clicks.world.{key}", f"needs lo <= hi, got {lo_hi}"))
-    max_grade = config.get("dataset", {}).get("max_grade")
-    grades = clk.get("grades", ["B", "F", "G", "E", "P"])
-    if max_grade is not None and len(grades) != max_grade + 1:
-        problems.append(("clicks.grades", f"{len(grades)} grades for labels 0..{max_grade}: the agreement matrix "
-                         f"needs dataset.max_grade + 1 grades (or set clicks.enabled: false)"))
-    if clk.get("paper_tests", 5) > world.get("n_tests", 120):
-        problems.append(("clicks.paper_tests", f"exceeds clicks.world.n_tests ({world.get('n_tests', 120)})"))
-    sb = clk.get("smoothing", {}).get("sigma_bounds")
-    if sb and sb[0] >= sb[1]:
-        problems.append(("clicks.smoothing.sigma_bounds", f"needs lo < hi, got {sb}"))
+        lo, hi = world[key]
+        if lo > hi:
+            problems.append((f"clicks.world.{key}", f"needs lo <= hi, got {world[key]}"))
+    max_grade = config["dataset"]["max_grade"]
+    if len(clk["grades"]) != max_grade + 1:
+        problems.append(("clicks.grades", f"{len(clk['grades'])} grades for labels 0..{max_grade}: the agreement "
+                         f"matrix needs dataset.max_grade + 1 grades (or set clicks.enabled: false)"))
+    if clk["paper_tests"] > world["n_tests"]:
+        problems.append(("clicks.paper_tests", f"exceeds clicks.world.n_tests ({world['n_tests']})"))
+    lo, hi = clk["smoothing"]["sigma_bounds"]
+    if lo >= hi:
+        problems.append(("clicks.smoothing.sigma_bounds", f"needs lo < hi, got {clk['smoothing']['sigma_bounds']}"))
     return problems
 
 
 def load_config(path: str | Path, overrides: Mapping | None = None) -> dict:
-    """Read a YAML config file, apply ``overrides`` (deep-merged) and validate."""
-    from evalrank.io import open_text
-
+    """Read a YAML config file (a key given twice is refused), apply ``overrides``
+    (deep-merged) and validate."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"config file {path} does not exist")
-    with open_text(path) as fh:
-        try:
-            cfg = yaml.safe_load(fh) or {}
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-            what = getattr(e, "problem", None) or str(e)
-            raise ValueError(f"{where}: not valid YAML ({what})") from None
+    cfg = read_yaml(path)
+    if cfg is None:
+        cfg = {}
     if not isinstance(cfg, dict):
         raise ValueError(f"{path}: a config file holds a mapping of keys, got a {type(cfg).__name__}")
     if overrides:

@@ -1,6 +1,8 @@
 """Front door: ``evalrank validate-config CONFIG`` -- validate a workflow config file against
 ``schemas/config.schema.yaml`` and print it with the schema's defaults filled in (the
-config the Snakemake rules see)."""
+config the Snakemake rules see). A bad value, an unknown key or a key given twice in the
+file (file:line) ends as one line per problem naming the dotted key, exit status 1, before
+any job could start (:mod:`evalrank.config`)."""
 
 from __future__ import annotations
 
@@ -20,5 +22,5 @@ def cmd_validate_config(a):
 
 def add_parsers(sub) -> None:
     s = add_command(sub, "validate-config", cmd_validate_config,
-                    "validate a config file and print it with defaults filled in")
+                    "validate a config file (types, ranges, keys given twice) and print it with defaults filled in")
     s.add_argument("config", help="a workflow config file (YAML), e.g. config/config.yaml")
