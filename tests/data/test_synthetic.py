@@ -202,3 +202,34 @@ def test_forest_learns_a_good_but_imperfect_ranker():
     assert lin <= rf - 0.03, (rf, lin)
     assert lin >= rand + 0.1, (lin, rand)
     assert 0.12 <= rand <= 0.25, rand
+
+
+def test_generator_defaults_are_the_config_schema_defaults():
+    """generate / partition_query_sizes take their keyword defaults from the config schema (read once,
+    SCHEMA_DEFAULTS), not from literals: a config that leaves a key out and a call that leaves the
+    keyword out get the same value."""
+    import ast
+    import inspect
+
+    from evalrank.config import schema_default
+
+    syn = schema_default("dataset.synthetic")
+    expected = {"n_features": schema_default("dataset.n_features"),
+                **{k: v for k, v in syn.items() if k != "queries_per_partition"}}
+    assert synthetic.SCHEMA_DEFAULTS == expected
+    for fn in (synthetic.generate, synthetic.partition_query_sizes):
+        params = inspect.signature(fn).parameters
+        shared = [k for k in expected if k in params]
+        assert shared and all(params[k].default == expected[k] for k in shared), fn.__name__
+        tree = ast.parse(inspect.getsource(fn).split(":\n", 1)[0] + ":\n    pass")  # the signature only
+        literal = [a.arg for a, d in zip(tree.body[0].args.kwonlyargs, tree.body[0].args.kw_defaults)
+                   if a.arg in expected and isinstance(d, ast.Constant)]
+        assert literal == [], f"{fn.__name__} restates the schema's default of {literal}"
+
+
+def test_default_grade_marginals_are_mslr_s():
+    """grade_marginals None (the schema's default) is MSLR-WEB30K's marginals, as passing them."""
+    a = synthetic.generate(30, seed=3, partition=1)
+    b = synthetic.generate(30, seed=3, partition=1, grade_marginals=synthetic.DEFAULT_GRADE_MARGINALS)
+    np.testing.assert_array_equal(a.labels, b.labels)
+    np.testing.assert_array_equal(a.features, b.features)

@@ -50,6 +50,7 @@ import numpy as np
 from scipy.special import expit
 
 from evalrank import seeds
+from evalrank.config import schema_default
 from evalrank.data.collection import Collection, segment_ids
 
 __all__ = [
@@ -62,6 +63,7 @@ __all__ = [
     "WHOLE_LENGTH_COLUMN",
     "DEFAULT_GRADE_MARGINALS",
     "N_PARTITIONS",
+    "SCHEMA_DEFAULTS",
 ]
 
 STREAMS = ("body", "anchor", "title", "url", "whole")
@@ -135,6 +137,14 @@ _PERFECT_BONUS = 4.0
 _NOISE_DF = 2.5  # Student-t observation noise: outliers, as raw web features have
 _SIGMA_DOCS = 0.65  # log-sd of the documents per query (the lognormal part)
 
+#: The generator's settings a config may set, with the config schema's defaults (read from
+#: ``schemas/config.schema.yaml`` once, here; the keyword defaults below are these):
+#: ``dataset.n_features`` and ``dataset.synthetic`` without ``queries_per_partition``.
+SCHEMA_DEFAULTS: dict = {"n_features": schema_default("dataset.n_features"),
+                         **{k: v for k, v in schema_default("dataset.synthetic").items()
+                            if k != "queries_per_partition"}}
+_D = SCHEMA_DEFAULTS
+
 
 def _query_sizes(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs):
     """Documents per query: a share ``p_small`` of small queries (log-uniform
@@ -150,8 +160,9 @@ def _query_sizes(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs):
     return sizes.astype(np.int64)
 
 
-def partition_query_sizes(n_queries: int, *, seed: int, partition: int, mean_docs: float = 120.0,
-                          sigma_docs: float = _SIGMA_DOCS, p_small: float = 0.06, max_docs: int = 1251) -> np.ndarray:
+def partition_query_sizes(n_queries: int, *, seed: int, partition: int, mean_docs: float = _D["mean_docs"],
+                          sigma_docs: float = _SIGMA_DOCS, p_small: float = _D["p_small"],
+                          max_docs: int = _D["max_docs"]) -> np.ndarray:
     """Documents per query of partition ``partition`` exactly as :func:`generate` makes
     them, without generating anything else (the sizes are the first draws of the
     partition's stream)."""
@@ -263,19 +274,19 @@ def generate(
     *,
     seed: int,
     partition: int = 1,
-    n_features: int = _MSLR_N_FEATURES,
-    mean_docs: float = 120.0,
+    n_features: int = _D["n_features"],
+    mean_docs: float = _D["mean_docs"],
     sigma_docs: float = _SIGMA_DOCS,
-    p_small: float = 0.06,
-    max_docs: int = 1251,
-    grade_marginals=DEFAULT_GRADE_MARGINALS,
-    p_no_relevant: float = 0.03,
+    p_small: float = _D["p_small"],
+    max_docs: int = _D["max_docs"],
+    grade_marginals=_D["grade_marginals"],
+    p_no_relevant: float = _D["p_no_relevant"],
     query_sd: float = 1.2,
     label_noise: float = 1.6,
     text_noise: float = 1.5,
     quality_noise: float = 1.5,
     click_noise: float = 5.0,
-    feature_norm: str = "none",
+    feature_norm: str = _D["feature_norm"],
     _latents: bool = False,
 ) -> Collection:
     """One MSLR-like query partition.
@@ -286,6 +297,7 @@ def generate(
     seed : config seed; the stream is ``seeds.rng(seed, "synthetic", partition)``.
     partition : partition number (MSLR's S1..S5 are 1..5); qids are
         ``partition * 10**6 + i`` so they are unique across partitions.
+    (Keyword defaults: the config schema's, :data:`SCHEMA_DEFAULTS`.)
     n_features : 136 gives MSLR's layout; fewer keeps the first
         ``n_features`` columns (at least 15, so the length features stay);
         more appends pure-noise columns.
@@ -294,7 +306,8 @@ def generate(
         60% of them fewer than 10), the rest ``round(lognormal)`` with log-sd
         ``sigma_docs`` clipped to ``[1, max_docs]``, scaled so the overall
         mean is about ``mean_docs``.
-    grade_marginals : target share of grades 0..max_grade over documents.
+    grade_marginals : target share of grades 0..max_grade over documents;
+        None = MSLR-WEB30K's (:data:`DEFAULT_GRADE_MARGINALS`).
     p_no_relevant : share of queries without any relevant document (grade >= 1).
     query_sd : sd of the per-query offset of latent relevance (how much the
         number of relevant documents varies between queries).
@@ -315,7 +328,7 @@ def generate(
         raise ValueError(f"partition must be a non-negative int, got {partition!r}")
     if n_features < 15:
         raise ValueError(f"n_features must be >= 15 (length features are ids 11-15), got {n_features}")
-    marginals = tuple(float(x) for x in grade_marginals)
+    marginals = tuple(float(x) for x in (DEFAULT_GRADE_MARGINALS if grade_marginals is None else grade_marginals))
     if len(marginals) < 2 or min(marginals) < 0 or abs(sum(marginals) - 1.0) > 1e-6:
         raise ValueError(f"grade_marginals must be >= 2 non-negative shares summing to 1, got {grade_marginals}")
     if not 0.0 <= p_no_relevant < 1.0:
