@@ -205,7 +205,7 @@ def active_outputs():
     ] + figs
 
 
-# -- NDCG conventions (ndcg.smk) ---------------------------------------------------------------
+# -- NDCG conventions, Busa-Fekete et al. 2012 (busafekete2012.smk) ---------------------------
 
 NDCG = config["ndcg"]
 

@@ -67,7 +67,7 @@ STAGES = (
     "evalrank.cli.data",
     "evalrank.cli.models",
     "evalrank.papers.sawade2012.stages",
-    "evalrank.cli.ndcg",
+    "evalrank.papers.busafekete2012.stages",
     "evalrank.cli.risk",
     "evalrank.cli.clicks",
     "evalrank.cli.theory",

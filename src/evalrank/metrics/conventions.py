@@ -46,13 +46,13 @@ are no longer downloadable; behaviour from the paper's Sec. 3):
   Dinçer et al. 2016 evaluate with it): exp gain, short pad, ties by
   document id in descending order (its ``runOrder``), float64 scores, and a
   topic without a positive judgment is not reported (``empty="skip"``).
-  Checked against gdeval.pl itself (``tests/conformance/test_gdeval.py``).
+  Checked against gdeval.pl itself (``tests/papers/busafekete2012/test_gdeval.py``).
 
 The Perl/Python/Java scripts rank ties by their language's built-in sort;
 Busa-Fekete et al. call the result implementation dependent. Their presets
 use ``ties="stable"`` (input order) as a deterministic stand-in.
 
-Today's tools, matched by running them (``tests/metrics/test_conformance.py``
+Today's tools, matched by running them (``tests/papers/busafekete2012/test_peers.py``
 and the audit table ``results/<dataset>/ndcg/tool_conventions.csv``):
 
 * ``sklearn`` -- ``sklearn.metrics.ndcg_score``: linear gain (``y_true`` is

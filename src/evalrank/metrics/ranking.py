@@ -13,7 +13,7 @@ option everywhere:
 ``"docid"``
     by document id as byte strings (C ``strcmp``), the direction given by
     ``docid_order`` ("descending" is trec_eval's rule, checked against
-    pytrec_eval in ``tests/metrics/test_conformance.py``).
+    pytrec_eval in ``tests/papers/busafekete2012/test_peers.py``).
 ``"average"``
     not an order but an expectation over all orders of each tie group; see
     :func:`tie_groups` (used by :func:`evalrank.metrics.dcg.dcg`).

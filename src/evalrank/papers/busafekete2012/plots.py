@@ -1,7 +1,7 @@
 """Figures 1-2 of Busa-Fekete et al. (2012): NDCG@1..10 per learner, with
 columns for the evaluation convention and curves for the training convention
 (Fig. 1) or the learner (Fig. 2); error bars are the paper's standard errors
-(:func:`evalrank.ndcgstudy.report.curves`)."""
+(:func:`evalrank.papers.busafekete2012.report.curves`)."""
 
 from __future__ import annotations
 

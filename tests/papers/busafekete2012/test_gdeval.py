@@ -50,7 +50,7 @@ def test_gdeval_preset_equals_gdeval(tmp_path, trec_files, k):
 
 
 def test_peer_adapter_equals_preset_on_flat_arrays():
-    from evalrank.conformance import peers
+    from evalrank.papers.busafekete2012 import peers
 
     if not peers.available_peers()["gdeval"]:
         pytest.skip("ir-measures (gdeval.pl) not installed")

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalrank.conformance import peers
+from evalrank.papers.busafekete2012 import peers
 from evalrank.metrics import ndcg
 
 __all__ = ["TOOLS", "HISTORICAL", "audit_table", "probe"]

@@ -4,7 +4,7 @@ stand-in tools with known rules, and the table on the installed tools."""
 import numpy as np
 import pytest
 
-from evalrank.conformance import audit
+from evalrank.papers.busafekete2012 import audit
 from evalrank.metrics import ndcg
 
 

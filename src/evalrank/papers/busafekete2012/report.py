@@ -28,7 +28,7 @@ ALL_CONVENTIONS = tuple(CONVENTIONS)
 
 
 def per_query(runs, conventions=ALL_CONVENTIONS, max_k: int = 10) -> pd.DataFrame:
-    """``runs``: iterable of ``(meta, arrays)`` (:func:`~evalrank.ndcgstudy.runs.load_run`).
+    """``runs``: iterable of ``(meta, arrays)`` (:func:`~evalrank.papers.busafekete2012.runs.load_run`).
 
     Columns: learner, train_convention, fold, qid, n_docs, empty, eval_convention,
     k, ndcg (NaN only for "skip"-style conventions, none of the presets).

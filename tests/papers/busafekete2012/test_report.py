@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from evalrank.data.collection import Collection
-from evalrank.ndcgstudy import report
-from evalrank.ndcgstudy.folds import letor_fold
-from evalrank.ndcgstudy.runs import run_doc_ids as doc_ids_of
+from evalrank.papers.busafekete2012 import report
+from evalrank.papers.busafekete2012.folds import letor_fold
+from evalrank.papers.busafekete2012.runs import run_doc_ids as doc_ids_of
 
 
 def test_curves_standard_error_in_quadrature_over_folds():

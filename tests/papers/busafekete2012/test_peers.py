@@ -2,7 +2,7 @@
 on randomized inputs with empty queries, lists shorter than k, exact ties and
 near-ties below float32 resolution; agreement to 1e-9 per query.
 
-The adapters (:mod:`evalrank.conformance.peers`) call each tool on the same
+The adapters (:mod:`evalrank.papers.busafekete2012.peers`) call each tool on the same
 flat arrays; where a tool gives no value for a query (0 rows; scikit-learn:
 1 document) the adapter returns NaN and the query is not compared.
 """
@@ -10,7 +10,7 @@ flat arrays; where a tool gives no value for a query (0 rows; scikit-learn:
 import numpy as np
 import pytest
 
-from evalrank.conformance import peers
+from evalrank.papers.busafekete2012 import peers
 from evalrank.metrics import ndcg
 
 KS = [1, 3, 5, 10, 30]

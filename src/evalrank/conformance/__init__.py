@@ -1,1 +1,0 @@
-"""Conformance checks of evalrank's measures against external evaluation tools (peers)."""
