@@ -35,7 +35,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/sawade2012.smk"
 include: "workflow/rules/busafekete2012.smk"
 include: "workflow/rules/risk.smk"
-include: "workflow/rules/clicks.smk"
+include: "workflow/rules/ozertem2011.smk"
 include: "workflow/rules/theory.smk"
 include: "workflow/rules/findings.smk"
 

@@ -33,8 +33,8 @@ import time
 import numpy as np
 
 from _machine import cpu_model
-from evalrank.clicks import dbn
-from evalrank.clicks.logs import session_log
+from evalrank.papers.ozertem2011 import dbn
+from evalrank.papers.ozertem2011.logs import session_log
 
 
 def world(n_serps, depth, seed=0):

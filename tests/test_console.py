@@ -62,7 +62,7 @@ class Clock:
 def test_rules_map_to_their_stage_files():
     known = stage_of_rules(ROOT / "workflow" / "rules")
     assert known["train_model"] == "models" and known["risk_learn"] == "risk" and known["theory_sample"] == "theory"
-    assert known["active_mc"] == "sawade2012" and known["clicks_dbn"] == "clicks"
+    assert known["active_mc"] == "sawade2012" and known["clicks_dbn"] == "ozertem2011"
 
 
 def test_a_run_in_a_few_lines():

@@ -272,7 +272,7 @@ def _baseline_models(wildcards=None):
     return expand(f"{RESULTS}/risk/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
 
 
-# -- Judgments + clicks (clicks.smk) -----------------------------------------------------------
+# -- Judgments + clicks, Ozertem et al. 2011 (ozertem2011.smk) --------------------------------
 CLICKS = config["clicks"]
 CWORLD = CLICKS["world"]
 CLICKS_DIR = f"{RESULTS}/clicks"

@@ -69,7 +69,7 @@ STAGES = (
     "evalrank.papers.sawade2012.stages",
     "evalrank.papers.busafekete2012.stages",
     "evalrank.cli.risk",
-    "evalrank.cli.clicks",
+    "evalrank.papers.ozertem2011.stages",
     "evalrank.cli.theory",
     "evalrank.papers.common.stages",
 )

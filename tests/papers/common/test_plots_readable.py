@@ -14,7 +14,7 @@ import pytest  # noqa: E402
 import evalrank.papers.ozertem2011.plots as plots_clicks  # noqa: E402
 import evalrank.papers.common.plots.data as plots_data  # noqa: E402
 import evalrank.papers.common.plots.models as plots_models  # noqa: E402
-from evalrank.clicks.grades import GradeScale  # noqa: E402
+from evalrank.papers.ozertem2011.grades import GradeScale  # noqa: E402
 from evalrank.data.collection import Collection  # noqa: E402
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 
 from evalrank.papers.common.findings import Finding, fmt, pct, verdict_within
+from evalrank.papers.ozertem2011.printed import (MIN_VIEWS, SIGN_CORRELATION, T4_DBN_SHARE, T4_JUDGED_SHARE,
+                                              TABLE5, TABLE6, TABLE7, TABLE8)
 
 TITLE = "Ozertem et al. (2011), judgments and clicks"
 D = "clicks"
@@ -31,16 +33,16 @@ FILES = ("table2.csv", "table4.csv", "table5.csv", "table6.csv", "table7.csv", "
          "min_views.csv", "dbn_recovery.csv")
 REQUIRES = tuple(f"{D}/{f}" for f in FILES)
 
-# The paper's numbers (typed: they are the paper's).
-PAPER_T4_JUDGED = 0.345   # Sec. 4: judged pairs are 34.5 % of the needed query-URLs
-PAPER_T4_DBN = 0.305      # Sec. 4: unjudged pairs with a DBN estimate, ~30.5 % of the needed ones
-PAPER_T5 = {"query": 0.9452, "position": 0.9911, "hybrid": 0.7286, "sigma": 0.55}       # Table 5
-PAPER_MIN_VIEWS = 10      # Sec. 4: N_view >= 10
-PAPER_T6 = {200: (0.79, 0.78), 50: (0.63, 0.77), 10: (0.37, 0.74), 0: (0.29, 0.74)}   # Table 6: (C&J, smoothed)
-PAPER_T8 = {200: (0.61, 0.57, 0.78, 0.83), 50: (0.52, 0.55, 0.77, 0.81), 10: (0.34, 0.54, 0.74, 0.81),
-            0: (0.18, 0.51, 0.74, 0.81)}   # Table 8: clicks-only, judgments-only, smoothed-DBN, inter-annotator
-PAPER_SIGN = (0.69, 0.73)  # Sec. 5.2.2: sign(ΔDCG) correlation, smoothed-DBN vs full sets, full vs full
-PAPER_T7 = {"full1": "+?+?-", "full2": "?++?-", "full3": "?++?-", "smoothed": "?++?-"}   # Table 7's calls
+# The paper's numbers: printed.py (typed once, they are the paper's). Sec. 4's judged and DBN shares,
+# Table 5, N_view >= 10 (Sec. 4), Sec. 5.2.2's sign correlations (smoothed-DBN vs full, full vs full)
+PAPER_T4_JUDGED, PAPER_T4_DBN, PAPER_T5, PAPER_MIN_VIEWS, PAPER_SIGN = (
+    T4_JUDGED_SHARE, T4_DBN_SHARE, TABLE5, MIN_VIEWS, SIGN_CORRELATION)
+# Table 6 (C&J, smoothed) and Table 8 (clicks-only, judgments-only, smoothed-DBN, inter-annotator) by
+# threshold; Table 7's calls
+PAPER_T6 = {k: tuple(r) for k, *r in zip(*(TABLE6[c] for c in ("min_impressions", "carterette_jones", "smoothed")))}
+PAPER_T8 = {k: tuple(r) for k, *r in zip(*(TABLE8[c] for c in ("min_impressions", "clicks_only", "editorial_only",
+                                                                 "smoothed", "inter_annotator")))}
+PAPER_T7 = {m: "".join(c for c, _ in TABLE7[m]) for m in ("full1", "full2", "full3", "smoothed")}
 
 # Tolerances of the rules (see each finding).
 T2_TOL = 0.01          # Table 2: one unit of the printed second decimal
@@ -124,7 +126,7 @@ def _eq6(out):
         reason=("The printed formula is wrong: it subtracts E{DCG}² from a sum of variances (a mix-up with "
                 "Var = E(X²) − E(X)²) and is negative whenever the grades are exact and the mean is positive. "
                 "The stage uses Var = Σ Var(g_i)(d_i^D − d_i^D')² (eqs. 7-8 with independent grades), which "
-                "agrees with exact enumeration and Monte Carlo in `tests/clicks/test_deltadcg.py`; no table of "
+                "agrees with exact enumeration and Monte Carlo in `tests/papers/ozertem2011/test_deltadcg.py`; no table of "
                 "the run compares the two formulas, so the findings page shows no number for it. The "
                 "coverage finding below checks the variance actually used."),
         source="")

@@ -26,7 +26,7 @@ __all__ = ["figures", "plot_scatter_grades", "plot_beta_fits", "plot_priors", "p
 
 
 def _fits(sources):
-    from evalrank.clicks.mapping import BetaFits
+    from evalrank.papers.ozertem2011.mapping import BetaFits
 
     return BetaFits(params=sources["beta_params"], n_samples=sources["beta_samples"],
                     pooled=sources["beta_pooled"].astype(bool))
@@ -92,7 +92,7 @@ def plot_priors(priors: dict, scale, path, *, title=None):
 
 
 def plot_posteriors(fits, priors: dict, scale, path, *, title=None):
-    from evalrank.clicks.mapping import posterior
+    from evalrank.papers.ozertem2011.mapping import posterior
 
     xs = np.linspace(0.0, 1.0, 201)
     fig, axes = subplots(1, 1, width=5.2, height=3.6)
@@ -113,7 +113,7 @@ def plot_posteriors(fits, priors: dict, scale, path, *, title=None):
 
 
 def plot_posterior_bars(fits, prior, scale, path, *, points=10, title=None):
-    from evalrank.clicks.mapping import posterior
+    from evalrank.papers.ozertem2011.mapping import posterior
 
     xs = (np.arange(points) + 0.5) / points
     post = posterior(xs, fits, prior)

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from toy_data import toy_collection, toy_scores
 
-from evalrank.clicks import dbn, study
-from evalrank.clicks.grades import PEGFB, agreement_pdfs, read_agreement
-from evalrank.clicks.simulate import WorldParams, simulate_world
+from evalrank.papers.ozertem2011 import dbn, study
+from evalrank.papers.ozertem2011.grades import PEGFB, agreement_pdfs, read_agreement
+from evalrank.papers.ozertem2011.simulate import WorldParams, simulate_world
 
-TABLE1 = Path(__file__).resolve().parents[2] / "config/clicks/ozertem2011_table1.csv"
+TABLE1 = Path(__file__).resolve().parents[3] / "config/ozertem2011/ozertem2011_table1.csv"
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +115,7 @@ def _brute_force_views_mse(w, C, judged_pairs, judged_grades, views, relevance, 
     """The min-views criterion by its definition: remove each judged pair of
     each test and predict it with a refitted click posterior (its query fold
     left out of the fits) or by smoothing without it."""
-    from evalrank.clicks import smoothing
+    from evalrank.papers.ozertem2011 import smoothing
 
     a = PEGFB.a
     reliable = views >= m

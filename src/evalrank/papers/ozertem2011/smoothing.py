@@ -60,8 +60,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from evalrank.clicks.deltadcg import check_tops
-from evalrank.clicks.grades import GradeScale, grade_moments
+from evalrank.papers.ozertem2011.deltadcg import check_tops
+from evalrank.papers.ozertem2011.grades import GradeScale, grade_moments
 
 __all__ = ["METHODS", "row_weights", "smooth", "loo_errors", "loo_mse_curve", "choose_sigma", "SigmaChoice"]
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalrank.clicks.logs import (PairTable, read_judgments, read_sessions, session_log, write_judgments,
+from evalrank.papers.ozertem2011.logs import (PairTable, read_judgments, read_sessions, session_log, write_judgments,
                                   write_sessions)
 
 

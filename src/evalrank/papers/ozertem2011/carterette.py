@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalrank.clicks.logs import SessionLog
+from evalrank.papers.ozertem2011.logs import SessionLog
 from evalrank.models.ordered_logit import cumulative_logit_proba, fit_logistic_at, quiet_mord
 
 __all__ = ["FEATURES", "click_features", "OrdinalClickModel"]

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from evalrank.clicks.carterette import FEATURES, OrdinalClickModel, click_features
-from evalrank.clicks.logs import session_log
+from evalrank.papers.ozertem2011.carterette import FEATURES, OrdinalClickModel, click_features
+from evalrank.papers.ozertem2011.logs import session_log
 
 
 def _random_log(seed, n_pairs=40, n_serps=12, depth=5):

@@ -14,7 +14,7 @@ the paper could not: the estimator's error against the truth.
 - **Old configurations** produce the click log: the baseline ranker and the
   earlier production rankers (``history``), each session shown one of them
   (``baseline_share`` of the traffic for the baseline). Clicks follow the
-  Chapelle-Zhang DBN (:func:`evalrank.clicks.dbn.sample_sessions`) with per-pair
+  Chapelle-Zhang DBN (:func:`evalrank.papers.ozertem2011.dbn.sample_sessions`) with per-pair
   attractiveness and satisfaction ``sigmoid(b0 + b1 * grade + noise * N(0,1))``.
 - **Tests**: each novel configuration blends the baseline's per-query z-scores
   with another ranker's (``alternatives``: the pipeline's other models, or
@@ -38,10 +38,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from evalrank.clicks.grades import agreement_pdfs
+from evalrank.papers.ozertem2011.grades import agreement_pdfs
 from evalrank.data.collection import query_rows, segment_ids
 from evalrank.metrics.ranking import positions, rank_order
-from evalrank.clicks.logs import PairTable, SessionLog, session_log
+from evalrank.papers.ozertem2011.logs import PairTable, SessionLog, session_log
 from evalrank.seeds import rng as named_rng
 
 __all__ = ["WorldParams", "World", "simulate_world", "per_query_zscores", "top_k", "query_frequencies"]
@@ -180,7 +180,7 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     Raises ValueError when a configured ranker has no scores, when labels fall
     outside the agreement matrix's grades, or when shapes disagree.
     """
-    from evalrank.clicks.dbn import sample_sessions
+    from evalrank.papers.ozertem2011.dbn import sample_sessions
 
     say = log_progress or (lambda msg: None)
     labels = np.asarray(labels)

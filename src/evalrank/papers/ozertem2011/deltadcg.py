@@ -2,7 +2,7 @@
 Sec. 3.1, eqs. 5-8).
 
 Every query-URL pair ``i`` has a random grade ``g_i`` with mean ``E(g_i)`` and
-variance ``Var(g_i)`` (eq. 4, :func:`evalrank.clicks.grades.grade_moments`);
+variance ``Var(g_i)`` (eq. 4, :func:`evalrank.papers.ozertem2011.grades.grade_moments`);
 grades of different pairs are independent (the paper's ``Cov(g_i, g_j) = 0``).
 
 A *test* compares a novel configuration D with the baseline D' on a set of

@@ -29,32 +29,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from evalrank.clicks import deltadcg, mapping, smoothing
-from evalrank.clicks.grades import GradeScale, agreement_pdfs, grade_moments
 from evalrank.data.collection import segment_ids
+from evalrank.papers.ozertem2011 import deltadcg, mapping, printed, smoothing
+from evalrank.papers.ozertem2011.grades import GradeScale, agreement_pdfs, grade_moments
+from evalrank.papers.ozertem2011.printed import IMPRESSION_THRESHOLDS
 
 __all__ = ["Sources", "click_sources", "estimate_all", "correlation_table", "calls_table", "study_table",
            "table4", "loo_study", "PAPER_TABLE4", "PAPER_TABLE5", "PAPER_TABLE6", "PAPER_TABLE7", "PAPER_TABLE8",
            "IMPRESSION_THRESHOLDS", "ViewsChoice", "choose_min_views", "PAPER_MIN_VIEWS"]
 
-IMPRESSION_THRESHOLDS = (200, 50, 10, 0)
-
-PAPER_TABLE4 = pd.DataFrame({
-    "test": [1, 2, 3, 4, 5], "unique_queries": [447, 707, 911, 293, 55],
-    "unique_query_urls": [2803, 4878, 6404, 2016, 382], "judged_query_urls": [879, 1738, 2304, 684, 130],
-    "dbn_query_urls": [733, 1596, 1949, 622, 124]})
-PAPER_TABLE5 = {"query": 0.9452, "position": 0.9911, "hybrid": 0.7286, "sigma": 0.55}
-PAPER_TABLE6 = pd.DataFrame({"min_impressions": list(IMPRESSION_THRESHOLDS),
-                             "carterette_jones": [0.79, 0.63, 0.37, 0.29], "smoothed": [0.78, 0.77, 0.74, 0.74]})
-PAPER_TABLE7 = {"full1": [("+", 0.0487), ("?", 0.0159), ("+", 0.0789), ("?", 0.0057), ("-", -0.1627)],
-                "full2": [("?", -0.0290), ("+", 0.0753), ("+", 0.1745), ("?", 0.0588), ("-", -0.1108)],
-                "full3": [("?", -0.0174), ("+", 0.0778), ("+", 0.1152), ("?", 0.1236), ("-", -0.1511)],
-                "clicks_only": [("?", 0.0062), ("?", 0.0196), ("?", -0.0575), ("?", 0.0098), ("?", 0.1055)],
-                "editorial_only": [("?", 0.0909), ("+", 0.2425), ("?", 0.5711), ("?", 0.3579), ("-", -0.0809)],
-                "smoothed": [("?", 0.0955), ("+", 0.1564), ("+", 0.2371), ("?", 0.2277), ("-", -0.0749)]}
-PAPER_TABLE8 = pd.DataFrame({"min_impressions": list(IMPRESSION_THRESHOLDS),
-                             "clicks_only": [0.61, 0.52, 0.34, 0.18], "editorial_only": [0.57, 0.55, 0.54, 0.51],
-                             "smoothed": [0.78, 0.77, 0.74, 0.74], "inter_annotator": [0.83, 0.81, 0.81, 0.81]})
+# the paper's numbers (printed.py), as the tables' paper_* columns use them
+PAPER_TABLE4 = pd.DataFrame(printed.TABLE4)
+PAPER_TABLE5 = printed.TABLE5
+PAPER_TABLE6 = pd.DataFrame(printed.TABLE6)
+PAPER_TABLE7 = printed.TABLE7
+PAPER_TABLE8 = pd.DataFrame(printed.TABLE8)
 
 
 @dataclass
@@ -118,7 +107,7 @@ def click_sources(*, n_pairs, judged_pairs, judged_grades, agreement, relevance,
     return Sources(editorial, judged, grade, click, reliable, relevance, fits, priors)
 
 
-PAPER_MIN_VIEWS = 10    # Sec. 5.2.1: "reliable relevance estimates with as few as 10 impressions"
+PAPER_MIN_VIEWS = printed.MIN_VIEWS    # Sec. 5.2.1: "reliable relevance estimates with as few as 10 impressions"
 
 
 @dataclass

@@ -71,7 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalrank.clicks.logs import _CHUNK, SessionLog, check_serps
+from evalrank.papers.ozertem2011.logs import _CHUNK, SessionLog, check_serps
 from evalrank.progress import progress
 
 __all__ = ["sample_sessions", "SimplifiedDBN", "simplified_dbn", "DBNFit", "fit_dbn", "log_likelihood"]

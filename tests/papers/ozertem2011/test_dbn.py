@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalrank.clicks import dbn
-from evalrank.clicks.logs import session_log
+from evalrank.papers.ozertem2011 import dbn
+from evalrank.papers.ozertem2011.logs import session_log
 
 
 # ---------------------------------------------------------------- brute force

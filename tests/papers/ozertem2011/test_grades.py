@@ -6,12 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalrank.clicks.grades import (PEGFB, GradeScale, agreement_pdfs, compare_table2, grade_moments,
+from evalrank.papers.ozertem2011.grades import (PEGFB, GradeScale, agreement_pdfs, compare_table2, grade_moments,
                                     read_agreement, table2)
 
-ROOT = Path(__file__).resolve().parents[2]
-TABLE1 = ROOT / "config/clicks/ozertem2011_table1.csv"
-PRINTED2 = ROOT / "config/clicks/ozertem2011_table2_printed.csv"
+ROOT = Path(__file__).resolve().parents[3]
+TABLE1 = ROOT / "config/ozertem2011/ozertem2011_table1.csv"
+PRINTED2 = ROOT / "config/ozertem2011/ozertem2011_table2_printed.csv"
 
 
 def test_table1_transcription_is_symmetric_with_5010_editor_pairs():

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from toy_data import toy_collection, toy_scores
 
-from evalrank.clicks.grades import agreement_pdfs, read_agreement
-from evalrank.clicks.simulate import WorldParams, per_query_zscores, simulate_world, top_k
+from evalrank.papers.ozertem2011.grades import agreement_pdfs, read_agreement
+from evalrank.papers.ozertem2011.simulate import WorldParams, per_query_zscores, simulate_world, top_k
 
-TABLE1 = Path(__file__).resolve().parents[2] / "config/clicks/ozertem2011_table1.csv"
+TABLE1 = Path(__file__).resolve().parents[3] / "config/ozertem2011/ozertem2011_table1.csv"
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from evalrank.clicks.grades import PEGFB, agreement_pdfs
-from evalrank.clicks.smoothing import choose_sigma, loo_errors, loo_mse_curve, row_weights, smooth
+from evalrank.papers.ozertem2011.grades import PEGFB, agreement_pdfs
+from evalrank.papers.ozertem2011.smoothing import choose_sigma, loo_errors, loo_mse_curve, row_weights, smooth
 
 A = PEGFB.a
 # Table 1 (P..B), reordered to the scale's B..P order; rows normalised = editorial grade pdfs

@@ -12,7 +12,7 @@ paper fits
 
 and maps any ``x`` to the posterior ``p(g|x) ∝ p(x|g) p(g)`` (Bayes rule,
 :func:`posterior`, Figs. 4-5). Grades are column indices of a
-:class:`~evalrank.clicks.grades.GradeScale`, lowest first.
+:class:`~evalrank.papers.ozertem2011.grades.GradeScale`, lowest first.
 
 Click relevance can be exactly 0 or 1 (a pair never clicked, or always the
 last click), where a Beta log-density is infinite; ``x`` is clipped to
@@ -94,7 +94,7 @@ def _fit(xc: np.ndarray, tol: float = 1e-10, max_iter: int = 200) -> tuple[float
     maximum. ``scipy.stats.beta.fit(floc=0, fscale=1)`` solves the same
     equations but gives up ("failed to converge") on samples massed at the
     clipped ends, which sparse click counts produce (x = 0 or 1 after a few
-    views); on other samples the two agree (tests/clicks/test_mapping.py)."""
+    views); on other samples the two agree (tests/papers/ozertem2011/test_mapping.py)."""
     s1, s2 = np.mean(np.log(xc)), np.mean(np.log1p(-xc))
     m, v = float(np.mean(xc)), float(np.var(xc))
     common = m * (1 - m) / v - 1 if v > 0 else 1.0

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from evalrank.clicks.deltadcg import (check_tops, dcg_moments, delta_dcg, discount_difference,
+from evalrank.papers.ozertem2011.deltadcg import (check_tops, dcg_moments, delta_dcg, discount_difference,
                                       printed_eq6_variance, summarize_test, summarize_tests)
-from evalrank.clicks.grades import PEGFB, grade_moments
+from evalrank.papers.ozertem2011.grades import PEGFB, grade_moments
 
 A = PEGFB.a
 

@@ -5,7 +5,7 @@ import pytest
 from scipy import stats
 from scipy.special import polygamma
 
-from evalrank.clicks.mapping import BetaFits, fit_beta, grade_prior, posterior
+from evalrank.papers.ozertem2011.mapping import BetaFits, fit_beta, grade_prior, posterior
 
 TRUE = np.array([[1.5, 6.0], [2.0, 4.0], [3.0, 3.0], [4.0, 2.5], [6.0, 1.5]])
 

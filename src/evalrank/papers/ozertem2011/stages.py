@@ -1,5 +1,5 @@
 """``evalrank stage`` commands of the clicks stage (Ozertem et al. 2011;
-``workflow/rules/clicks.smk``). Each reads files, calls the library and writes its
+``workflow/rules/ozertem2011.smk``). Each reads files, calls the library and writes its
 outputs atomically.
 
 - ``clicks-simulate``: the world -> ``world.npz``, ``tests.csv``, ``sessions.tsv``, ``judgments.tsv``
@@ -21,17 +21,17 @@ from evalrank.cli.common import _log, add_command
 
 __all__ = ["TITLE", "add_stage_parsers"]
 
-TITLE = "clicks (workflow/rules/clicks.smk)"
+TITLE = "clicks (workflow/rules/ozertem2011.smk)"
 
 
 def _scale(names):
-    from evalrank.clicks.grades import GradeScale
+    from evalrank.papers.ozertem2011.grades import GradeScale
 
     return GradeScale(names=tuple(names), values=tuple(range(len(names))))
 
 
 def _pairs(w):
-    from evalrank.clicks.logs import PairTable
+    from evalrank.papers.ozertem2011.logs import PairTable
 
     return PairTable.from_offsets(w["queries"], w["offsets"], w["pair_url"])
 
@@ -40,9 +40,9 @@ def cmd_simulate(a):
     import numpy as np
 
     from evalrank import io
-    from evalrank.clicks.grades import read_agreement
-    from evalrank.clicks.logs import write_judgments, write_sessions
-    from evalrank.clicks.simulate import WorldParams, simulate_world
+    from evalrank.papers.ozertem2011.grades import read_agreement
+    from evalrank.papers.ozertem2011.logs import write_judgments, write_sessions
+    from evalrank.papers.ozertem2011.simulate import WorldParams, simulate_world
 
     scale = _scale(a.grades)
     params = json.loads(a.params)
@@ -80,8 +80,8 @@ def cmd_dbn(a):
     import pandas as pd
 
     from evalrank import io
-    from evalrank.clicks import dbn
-    from evalrank.clicks.logs import read_sessions
+    from evalrank.papers.ozertem2011 import dbn
+    from evalrank.papers.ozertem2011.logs import read_sessions
 
     w = io.load_arrays(a.world)
     pairs = _pairs(w)
@@ -133,10 +133,10 @@ def cmd_estimate(a):
     import pandas as pd
 
     from evalrank import io
-    from evalrank.clicks import study
-    from evalrank.clicks.carterette import FEATURES, OrdinalClickModel, click_features
-    from evalrank.clicks.grades import read_agreement
-    from evalrank.clicks.logs import read_judgments, read_sessions
+    from evalrank.papers.ozertem2011 import study
+    from evalrank.papers.ozertem2011.carterette import FEATURES, OrdinalClickModel, click_features
+    from evalrank.papers.ozertem2011.grades import read_agreement
+    from evalrank.papers.ozertem2011.logs import read_judgments, read_sessions
 
     scale = _scale(a.grades)
     w = io.load_arrays(a.world)
@@ -229,8 +229,8 @@ def cmd_report(a):
     import pandas as pd
 
     from evalrank import io
-    from evalrank.clicks import study
-    from evalrank.clicks.grades import compare_table2, read_agreement, table2
+    from evalrank.papers.ozertem2011 import study
+    from evalrank.papers.ozertem2011.grades import compare_table2, read_agreement, table2
     from evalrank.papers.ozertem2011 import plots
 
     scale = _scale(a.grades)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalrank.clicks.grades import PEGFB, GradeScale
+from evalrank.papers.ozertem2011.grades import PEGFB, GradeScale
 from evalrank.data.collection import segment_ids
 from evalrank.io import atomic_path, open_text
 
