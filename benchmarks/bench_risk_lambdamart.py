@@ -26,7 +26,8 @@ def main():
     import lightgbm as lgb
 
     from evalrank.data.synthetic import generate
-    from evalrank.models.lambdarank import LambdaObjective, RiskObjective
+    from evalrank.models.lambdarank import LambdaObjective
+    from evalrank.papers.dincer2016.risk_objective import RiskObjective
 
     coll = generate(n_queries=a.queries, seed=1)
     X, y, off = coll.features, coll.labels.astype(np.int64), coll.offsets

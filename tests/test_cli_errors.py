@@ -114,7 +114,7 @@ def test_risk_treats_all_zero_topics_as_the_library_does(tmp_path):
     """Topic 3 has a relevant document that no run retrieves: the library's zrisk/georisk refuse
     it by default, and so does the command; --zero-totals ignore = zero_totals='ignore'."""
     from evalrank.metrics import risk
-    from evalrank.riskstudy.population import score_trec_runs
+    from evalrank.papers.dincer2016.population import score_trec_runs
 
     qrels, runs = _runs(tmp_path, zero_topic=True)
     names, topics, X, _ = score_trec_runs(qrels, sorted(runs.iterdir()))

@@ -61,7 +61,7 @@ class Clock:
 
 def test_rules_map_to_their_stage_files():
     known = stage_of_rules(ROOT / "workflow" / "rules")
-    assert known["train_model"] == "models" and known["risk_learn"] == "risk" and known["theory_sample"] == "theory"
+    assert known["train_model"] == "models" and known["risk_learn"] == "dincer2016" and known["theory_sample"] == "theory"
     assert known["active_mc"] == "sawade2012" and known["clicks_dbn"] == "ozertem2011"
 
 
@@ -72,8 +72,8 @@ def test_a_run_in_a_few_lines():
         p.feed(line)
     lines = out.getvalue().splitlines()
     text = "\n".join(lines)
-    assert "5 jobs to run: data 1, models 2, risk 2" in lines[0]
-    for stage, n in (("data", 1), ("models", 2), ("risk", 2)):
+    assert "5 jobs to run: data 1, models 2, dincer2016 2" in lines[0]
+    for stage, n in (("data", 1), ("models", 2), ("dincer2016", 2)):
         assert f"stage {stage} starts" in text and f"stage {stage} done ({n} jobs)" in text
     assert lines[-1].endswith("6/6 jobs (100%)")
     assert any("running risk_learn x2" in line or "running" in line for line in lines)

@@ -11,9 +11,9 @@ import pytest
 from scipy import stats
 
 from evalrank.metrics import risk
-from evalrank.riskstudy import example
+from evalrank.papers.dincer2016 import example
 
-CONFIG = Path(__file__).resolve().parents[2] / "config" / "risk"
+CONFIG = Path(__file__).resolve().parents[2] / "config" / "dincer2016"
 
 
 @pytest.fixture(scope="module")

@@ -102,7 +102,7 @@ def input_dir(wildcards, input):
 
 def _config_file(path):
     """A file named in the config: as given if it exists from the working directory (or is
-    absolute), else relative to the workflow's root (the shipped config/risk/*.csv when the DAG
+    absolute), else relative to the workflow's root (the shipped config/dincer2016/*.csv when the DAG
     runs with --directory elsewhere)."""
     p = Path(path)
     return str(p) if p.is_absolute() or p.exists() else str(Path(workflow.basedir) / p)
@@ -227,7 +227,7 @@ def ndcg_outputs():
     return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
 
 
-# -- Risk (risk.smk) ---------------------------------------------------------------------------
+# -- Risk, Dinçer et al. 2016 (dincer2016.smk) ------------------------------------------------
 RISK = config["risk"]
 POP = RISK["population"]
 
@@ -263,7 +263,7 @@ def risk_learning_mem_mb(input_mb):
 
 
 def risk_learners():
-    from evalrank.riskstudy.learning import learner_specs
+    from evalrank.papers.dincer2016.learning import learner_specs
 
     return {s["name"]: s for s in learner_specs(LEARN["methods"], LEARN["alphas"])}
 

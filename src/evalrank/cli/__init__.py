@@ -68,7 +68,7 @@ STAGES = (
     "evalrank.cli.models",
     "evalrank.papers.sawade2012.stages",
     "evalrank.papers.busafekete2012.stages",
-    "evalrank.cli.risk",
+    "evalrank.papers.dincer2016.stages",
     "evalrank.papers.ozertem2011.stages",
     "evalrank.cli.theory",
     "evalrank.papers.common.stages",

@@ -1,131 +1,26 @@
-"""Risk-sensitive evaluation and learning (Dinçer et al. 2016).
+"""Risk-sensitive evaluation (Dinçer et al. 2016).
 
 Front door: ``evalrank risk`` -- URisk, TRisk, T*Risk, ZRisk and GeoRisk of a population of
-TREC runs (Table 6 for any runs).
+TREC runs (Table 6 for any runs). The stage commands of the paper's experiments are
+:mod:`evalrank.papers.dincer2016.stages`.
 
-``evalrank stage`` commands of the risk stage (``workflow/rules/risk.smk``): the worked
-example (Tables 4-5), a population on our data (Table 6) and risk-sensitive LambdaMART
-(Table 7).
-
-Defaults: see :mod:`evalrank.cli` -- a stage option carrying a config value is required;
 ``risk``'s options have documented defaults (the paper's Table 6).
 """
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
+from evalrank.papers.dincer2016.stages import table6_args, write_table6
 
-__all__ = ["TITLE", "add_parsers", "add_stage_parsers"]
-
-TITLE = "risk (workflow/rules/risk.smk)"
-
-
-def cmd_risk_example(a):
-    import pandas as pd
-
-    from evalrank import io
-    from evalrank.papers.dincer2016.plots import plot_georisk, plot_profiles
-    from evalrank.riskstudy import example, population
-
-    systems, topics, X = example.read_matrix(a.matrix)
-    out = Path(a.out_dir)
-    t4, t5 = example.table4(systems, topics, X), example.table5(systems, X)
-    io.write_table(t4, out / "table4.csv", float_format="%.6f")
-    io.write_table(t5, out / "table5.csv", float_format="%.6f")
-    cmp = pd.concat([example.compare(t4, a.printed4, keys=("system", "baseline")).assign(table="table4"),
-                     example.compare(t5, a.printed5).assign(table="table5")], ignore_index=True)
-    io.write_table(cmp, out / "vs_paper.csv", float_format="%.6f")
-    plot_profiles(systems, topics, X, out / "fig1.png", title="Fig. 1: example systems' performance profiles")
-    curves = population.georisk_curves(systems, X, systems, range(0, 11))
-    plot_georisk(curves, out / "fig2.png", title=r"Fig. 2: GeoRisk of the example systems, $0 \leq \alpha \leq 10$")
-    bad = cmp[~cmp["match"]]
-    _log(f"Tables 4-5: {int(cmp['match'].sum())}/{len(cmp)} numbers equal the printed ones to the printed precision")
-    if len(bad):
-        raise RuntimeError("numbers differing from the paper:\n" + bad.to_string(index=False))
-
-
-def cmd_risk_population(a):
-    import numpy as np
-    import pandas as pd
-
-    from evalrank import io
-    from evalrank.data.collection import Collection
-    from evalrank.models.zoo import load_model
-    from evalrank.riskstudy import population, systems
-
-    train, test = Collection.load(a.train), Collection.load(a.test)
-    scores = systems.single_feature_scores(test, a.features)
-    kinds = dict.fromkeys(scores, "feature")
-    specs = systems.variant_specs(a.objectives, a.seeds, a.train_fractions, a.feature_shares)
-    var, meta = systems.lightgbm_variants(train, test, specs, seed=a.seed, params=json.loads(a.lgb_params),
-                                          n_jobs=a.threads, log=_log)
-    scores.update(var)
-    kinds.update(dict.fromkeys(var, "lightgbm"))
-    for path in a.models or []:
-        name = Path(path).stem
-        scores[name] = load_model(path).score(test.features)
-        kinds[name] = "pipeline model"
-    names = list(scores)
-    X = np.vstack([population.per_query(scores[n], test.labels, test.offsets, a.measure, max_grade=a.max_grade)
-                   for n in names])
-    keep = X.sum(axis=0) > 0
-    _log(f"{len(names)} systems x {test.n_queries} test queries; {int((~keep).sum())} quer(ies) where every "
-         f"system scores 0 on {a.measure} (no relevant document) dropped")
-    io.save_arrays(a.output, names=np.array(names), kinds=np.array([kinds[n] for n in names]),
-                   topics=test.qids[keep], X=X[:, keep])
-    table = pd.DataFrame({"system": names, "kind": [kinds[n] for n in names], a.measure: X[:, keep].mean(axis=1)})
-    meta = pd.DataFrame(meta).rename(columns={"name": "system"}).drop(columns="fit_seconds")  # timings: log only
-    io.write_table(table.merge(meta, on="system", how="left"), a.table)
-
-
-def _risk_table6(names, X, a, out: Path, title: str, kinds=None):
-    from evalrank import io
-    from evalrank.papers.dincer2016.plots import plot_georisk
-    from evalrank.riskstudy import population
-
-    t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
-                           zero_totals=a.zero_totals)
-    obs = population.observations(t6, measure=a.measure, alphas=a.alphas)
-    curves = population.georisk_curves(names, X, t6["system"].tolist(), range(0, int(max(a.alphas)) + 1),
-                                       zero_totals=a.zero_totals)
-    io.write_table(t6, out / "table6.csv", float_format="%.4f")
-    io.write_table(obs, out / "observations.csv", float_format="%.4f")
-    io.write_table(curves, out / "georisk_curves.csv", float_format="%.6f")
-    key = None
-    if kinds is not None:  # the population's names (systems.py); a TREC run's name is its file's
-        from evalrank.riskstudy.systems import name_key
-
-        kind = dict(zip(names, kinds))
-        key = name_key(t6["system"].tolist(), [kind[s] for s in t6["system"]], baseline=a.baseline)
-    plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline, relative=True, key=key)
-    return t6, obs
-
-
-def _table6_text(t6, measure, alphas):
-    cols = ["system", measure] + [f"{m}_a{al:g}" for al in alphas for m in ("urisk", "trisk", "zrisk", "georisk")]
-    return t6[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
-
-
-def cmd_risk_table6(a):
-    from evalrank import io
-
-    d = io.load_arrays(a.population)
-    names = [str(n) for n in d["names"]]
-    t6, obs = _risk_table6(names, d["X"], a, Path(a.out_dir),
-                           f"Fig. 3: GeoRisk, top {a.top} of {len(names)} systems",
-                           kinds=[str(k) for k in d["kinds"]] if "kinds" in d else None)  # none: from 'risk --out-dir'
-    _log("Table 6:\n" + _table6_text(t6, a.measure, a.alphas))
-    _log("observations:\n" + obs.to_string(index=False))
+__all__ = ["add_parsers"]
 
 
 def cmd_risk(a):
     import numpy as np
 
-    from evalrank.riskstudy import population
+    from evalrank.papers.dincer2016 import population
 
     runs_dir = Path(a.runs)
     if not runs_dir.is_dir():
@@ -163,7 +58,7 @@ def cmd_risk(a):
         from evalrank import io
 
         out = Path(a.out_dir)
-        t6, _ = _risk_table6(names, X, a, out, f"GeoRisk, top {a.top} of {len(names)} runs")
+        t6, _ = write_table6(names, X, a, out, f"GeoRisk, top {a.top} of {len(names)} runs")
         io.save_arrays(out / "population.npz", names=np.asarray(names), topics=np.asarray(topics), X=X)
     else:
         t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
@@ -172,113 +67,6 @@ def cmd_risk(a):
         print(t6.to_json(orient="records", indent=1))
     else:
         print(t6.to_csv(sep="\t", index=False, float_format="%.4f"), end="")
-
-
-def _risk_protocol(a):
-    """The pooled partitions and Sec. 6.1's query split, the same in every risk-learning job."""
-    from evalrank.data.collection import Collection
-    from evalrank.riskstudy.learning import split_queries
-
-    pool = Collection.concat(Collection.load(p) for p in a.partitions)
-    return pool, split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
-
-
-def cmd_risk_baseline(a):
-    from evalrank.models.zoo import make_model, save_model
-
-    pool, split = _risk_protocol(a)
-    train, vali = pool.select_queries(split["baseline_train"]), pool.select_queries(split["baseline_vali"])
-    model = make_model(a.learner, convention=a.convention, **json.loads(a.params))
-    t0 = time.perf_counter()
-    model.fit(train, vali, grid=json.loads(a.grid), seed=a.seed, n_jobs=a.threads)
-    _log(f"baseline {a.learner}: {train.n_queries} train / {vali.n_queries} vali queries, "
-         f"{time.perf_counter() - t0:.1f} s, vali NDCG@10 {model.best_vali_ndcg10_:.4f}")
-    save_model(model, a.output)
-
-
-def cmd_risk_learn(a):
-    import numpy as np
-
-    from evalrank import io
-    from evalrank.models.risk_lambdamart import RiskLambdaMARTModel
-    from evalrank.models.zoo import load_model
-    from evalrank.riskstudy.learning import fold_collections
-
-    pool, split = _risk_protocol(a)
-    train, vali, test = fold_collections(pool, split, a.fold)
-    model = RiskLambdaMARTModel(convention=a.convention, method=a.method, alpha=a.alpha,
-                                baseline_feature=a.baseline_feature, **json.loads(a.params))
-    extra = {}
-    if a.baselines:
-        extra["baselines"] = np.vstack([load_model(p).score(train.features) for p in a.baselines])
-    t0 = time.perf_counter()
-    model.fit(train, vali, grid=None, seed=a.seed, n_jobs=a.threads, **extra)
-    scores = model.score(test.features)
-    values = model.metric(scores, test.labels, test.offsets, k=10)
-    _log(f"{a.method} alpha={a.alpha:g} fold {a.fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} queries, "
-         f"{time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
-         f"test NDCG@10 {np.nanmean(values):.4f}")
-    io.save_arrays(a.output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)
-
-
-def cmd_risk_table7(a):
-    import numpy as np
-    import pandas as pd
-
-    from evalrank import io
-    from evalrank.models import RankingModel
-    from evalrank.models.zoo import load_model
-    from evalrank.riskstudy.learning import fold_collections, table7
-
-    pool, split = _risk_protocol(a)
-    metric = RankingModel(convention=a.convention).metric
-    baselines = {f"baseline_{Path(p).stem}": load_model(p) for p in a.baselines}  # apart from the learners' names
-    frames = []
-    for fold in a.folds:
-        _, _, test = fold_collections(pool, split, fold)
-        cols = {"fold": fold, "qid": test.qids,
-                "bm25": metric(test.features[:, a.baseline_feature - 1].astype(np.float64), test.labels,
-                               test.offsets, k=10)}
-        for name, model in baselines.items():
-            cols[name] = metric(model.score(test.features), test.labels, test.offsets, k=10)
-        for path in a.runs:
-            p = Path(path)
-            if p.stem != f"fold{fold}":
-                continue
-            run = io.load_arrays(p)
-            if not np.array_equal(run["qids"], test.qids):
-                raise ValueError(f"{p}: its test queries are not fold {fold}'s (was the split changed?)")
-            cols[p.parent.name] = run["ndcg10"]
-        frames.append(pd.DataFrame(cols))
-    pq = pd.concat(frames, ignore_index=True)
-    io.write_table(pq, Path(a.out_dir) / "per_query_ndcg10.csv")
-    learners = [c for c in dict.fromkeys(Path(p).parent.name for p in a.runs)]
-    t7 = table7(pq, learners=learners, baselines=list(baselines), loss_threshold=a.loss_threshold)
-    io.write_table(t7, Path(a.out_dir) / "table7.csv", float_format="%.4f")
-    show = ["half", "learner", "mean", "reward", "risk", "reward_risk", "wins", "losses", "win_loss", "big_losses",
-            "p_vs_reference"]
-    _log(f"Table 7 ({len(pq)} test queries):\n" + t7[show].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
-
-
-
-
-def _table6_args(s, defaults: bool) -> None:
-    """Table 6's options: the paper's values for ``risk``; required for ``risk-table6``, whose
-    rule passes risk.population.*."""
-    def opt(value, key):
-        if defaults:
-            return {"default": value}, ""
-        return {"required": True}, f" (risk.population.{key})"
-
-    kw, key = opt("err@20", "measure")
-    s.add_argument("--measure", **kw, help=("per-topic measure: err@k or ndcg@k" if not defaults else
-                                            "per-topic measure: err@k, ndcg@k or any measure of 'evalrank evaluate' "
-                                            "(map, ndcg_cut.20, ...)") + key)
-    kw, key = opt([0, 1, 5, 10, 20], "alphas")
-    s.add_argument("--alphas", type=float, nargs="+", **kw,
-                   help="risk weights alpha of the table's columns; Fig. 3 runs over 0..max" + key)
-    kw, key = opt(8, "top")
-    s.add_argument("--top", type=int, **kw, help="systems shown: the best by mean (+ the baseline)" + key)
 
 
 def add_parsers(sub) -> None:
@@ -290,7 +78,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--qrels", required=True, help="TREC qrels: qid iter docno rel")
     s.add_argument("--runs", required=True, help="directory of TREC run files (the population; file name = run)")
     s.add_argument("--baseline", required=True, help="name of the single baseline run (URisk, TRisk)")
-    _table6_args(s, defaults=True)
+    table6_args(s, defaults=True)
     s.add_argument("--max-grade", type=int, default=4, help="ERR's top grade (gdeval: 4)")
     s.add_argument("--convention", default="gdeval", help="NDCG preset for --measure ndcg@k (gdeval: the Web track's)")
     s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv, fig3.png "
@@ -299,90 +87,3 @@ def add_parsers(sub) -> None:
                    help="a topic on which every run scores 0: refuse (raise, as the library) or count its "
                         "ZRisk/GeoRisk cells as z = 0 (ignore)")
     s.add_argument("--format", choices=["tsv", "json"], default="tsv", help="output on stdout")
-
-
-def add_stage_parsers(sub) -> None:
-    s = add_command(sub, "risk-example", cmd_risk_example,
-                    "Dinçer et al. 2016 Tables 4-5 and Figs. 1-2 from Table 3's matrix")
-    s.add_argument("--matrix", required=True, help="systems x topics CSV (risk.example.matrix)")
-    s.add_argument("--printed4", required=True, help="Table 4 as printed in the paper, CSV (risk.example.printed4)")
-    s.add_argument("--printed5", required=True, help="Table 5 as printed in the paper, CSV (risk.example.printed5)")
-    s.add_argument("--out-dir", required=True, help="folder of the tables and figures")
-
-    s = add_command(sub, "risk-population", cmd_risk_population,
-                    "train a population of systems, per-query scores on a test set")
-    s.add_argument("--train", required=True, help="training half of the fold (.npz)")
-    s.add_argument("--test", required=True, help="the test partition (.npz): its queries are the topics")
-    s.add_argument("--models", nargs="*", help="fitted pipeline models (.pkl) to add to the population "
-                                               "(default: none)")
-    s.add_argument("--features", type=int, nargs="+", required=True,
-                   help="1-based feature ids used as rankers (risk.population.features)")
-    s.add_argument("--objectives", nargs="+", required=True, help="LightGBM objectives (risk.population.objectives)")
-    s.add_argument("--seeds", type=int, required=True, help="LightGBM replicates per variant (risk.population.seeds)")
-    s.add_argument("--train-fractions", type=float, nargs="+", required=True,
-                   help="shares of the training queries (risk.population.train_fractions)")
-    s.add_argument("--feature-shares", type=float, nargs="+", required=True,
-                   help="shares of the features (risk.population.feature_shares)")
-    s.add_argument("--lgb-params", required=True, help="JSON of LightGBM's parameters (risk.population.lightgbm)")
-    s.add_argument("--measure", required=True, help="per-topic measure (risk.population.measure)")
-    s.add_argument("--max-grade", type=int, required=True, help="highest relevance grade (dataset.max_grade)")
-    s.add_argument("--seed", type=int, required=True, help="the config's seed")
-    s.add_argument("--threads", type=int, required=True, help="LightGBM's threads (risk.population.threads)")
-    s.add_argument("--output", required=True, help=".npz: names, kinds, topics, X (systems x topics)")
-    s.add_argument("--table", required=True, help="CSV: one row per system")
-
-    s = add_command(sub, "risk-table6", cmd_risk_table6,
-                    "Table 6, observations and Fig. 3 of a population (risk-population)")
-    s.add_argument("--population", required=True, help="population.npz of risk-population")
-    s.add_argument("--out-dir", required=True, help="folder of the tables and Fig. 3")
-    s.add_argument("--baseline", required=True,
-                   help="name of the single baseline system, f<id> (risk.population.baseline_feature)")
-    _table6_args(s, defaults=False)
-    # risk-population already dropped the topics where every system scores 0 (and logged them)
-    s.set_defaults(zero_totals="ignore")
-
-    def protocol_args(s):
-        s.add_argument("--partitions", nargs="+", required=True, help="all query partitions (.npz), pooled")
-        s.add_argument("--holdout", type=float, required=True,
-                       help="share of the queries that pre-trains the learned baselines (risk.learning.holdout)")
-        s.add_argument("--n-folds", type=int, required=True, help="parts of the other queries (risk.learning.n_folds)")
-        s.add_argument("--seed", type=int, required=True, help="the config's seed")
-        s.add_argument("--convention", required=True,
-                       help="NDCG preset for training and Table 7 (risk.learning.convention)")
-
-    s = add_command(sub, "risk-baseline", cmd_risk_baseline,
-                    "pre-train one learned baseline on the held-out queries (Sec. 6.1)")
-    protocol_args(s)
-    s.add_argument("--learner", required=True, help="the learner (risk.learning.baselines)")
-    s.add_argument("--params", required=True, help="JSON of the learner's parameters "
-                                                   "(risk.learning.baseline_params.<learner>)")
-    s.add_argument("--grid", default="{}", help="JSON {param: [values]} tuned on the validation queries "
-                                                "({} = no search; no config key)")
-    s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
-    s.add_argument("--output", required=True, help="the fitted baseline (.pkl)")
-
-    s = add_command(sub, "risk-learn", cmd_risk_learn, "LambdaMART or a risk-sensitive variant on one fold (Sec. 6)")
-    protocol_args(s)
-    s.add_argument("--fold", type=int, required=True, help="the fold (risk.learning.folds)")
-    s.add_argument("--method", required=True, help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk "
-                                                   "(risk.learning.methods)")
-    s.add_argument("--alpha", type=float, required=True, help="the risk weight (risk.learning.alphas; "
-                                                              "0 for lambdamart)")
-    s.add_argument("--baseline-feature", type=int, required=True,
-                   help="1-based feature id of the single baseline (risk.learning.baseline_feature)")
-    s.add_argument("--baselines", nargs="*", help="fitted learned baselines (.pkl) for t*-faro and georisk "
-                                                  "(default: none)")
-    s.add_argument("--params", required=True, help="JSON of LambdaMART's parameters (risk.learning.params)")
-    s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
-    s.add_argument("--output", required=True, help="fold<k>.npz: qids, ndcg10, scores")
-
-    s = add_command(sub, "risk-table7", cmd_risk_table7, "Table 7 from the per-fold runs (Sec. 6.2)")
-    protocol_args(s)
-    s.add_argument("--folds", type=int, nargs="+", required=True, help="risk.learning.folds")
-    s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (.pkl)")
-    s.add_argument("--baseline-feature", type=int, required=True,
-                   help="1-based feature id of the single baseline (risk.learning.baseline_feature)")
-    s.add_argument("--runs", nargs="+", required=True, help="runs/<learner>/fold<f>.npz of risk-learn")
-    s.add_argument("--loss-threshold", type=float, required=True,
-                   help="Table 7's big losses, 'L > 20%%' (risk.learning.loss_threshold)")
-    s.add_argument("--out-dir", required=True, help="folder of table7.csv and per_query_ndcg10.csv")

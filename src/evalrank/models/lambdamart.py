@@ -79,7 +79,7 @@ class LambdaMARTModel(RankingModel):
 
     def _objective(self, train, params):
         """The gradient function ``scores -> (grad, hess)`` on ``train`` (a hook:
-        :class:`~evalrank.models.risk_lambdamart.RiskLambdaMARTModel` swaps in
+        :class:`~evalrank.papers.dincer2016.risk_lambdamart.RiskLambdaMARTModel` swaps in
         its risk-sensitive objective)."""
         from evalrank.models.lambdarank import LambdaObjective
 

@@ -11,7 +11,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import evalrank.papers.dincer2016.plots as plots_risk  # noqa: E402
-from evalrank.riskstudy.systems import name_key, variant_specs  # noqa: E402
+from evalrank.papers.dincer2016.systems import name_key, variant_specs  # noqa: E402
 
 
 @pytest.fixture

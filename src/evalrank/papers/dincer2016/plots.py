@@ -47,7 +47,7 @@ def plot_profiles(systems, topics, X, path, *, title=None, ylabel="effectiveness
 def plot_georisk(curves, path, *, title=None, systems=None, baseline=None, relative=False, key=None):
     """GeoRisk against alpha, one line per system (Figs. 2-3; line styles
     differ so that systems with equal curves -- s5 and s6 of the example --
-    stay visible); ``curves`` from :func:`evalrank.riskstudy.population.georisk_curves`.
+    stay visible); ``curves`` from :func:`evalrank.papers.dincer2016.population.georisk_curves`.
 
     ``relative``: a second panel with each system's GeoRisk minus the mean
     GeoRisk of the plotted systems (the baseline left out) at the same alpha,

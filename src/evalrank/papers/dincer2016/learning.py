@@ -11,7 +11,7 @@ Protocol (Sec. 6.1), on the queries of all five partitions pooled:
    ``k``, validates on part ``k + 1`` and trains on the other three (60 /
    20 / 20 %);
 3. in every fold train plain LambdaMART and the risk-sensitive variants
-   (:class:`evalrank.models.risk_lambdamart.RiskLambdaMARTModel`): U-CRO and
+   (:class:`evalrank.papers.dincer2016.risk_lambdamart.RiskLambdaMARTModel`): U-CRO and
    T-FARO against the single BM25 baseline (the ``BM25.wholeDocument``
    feature, MSLR id 110), T*-FARO and GeoRisk against the four learned
    baselines, each at ``alpha`` = 1 and 5;

@@ -14,10 +14,10 @@ from cli_run import evalrank
 from scipy import stats
 
 from evalrank.metrics import risk
-from evalrank.riskstudy import example, population, systems
+from evalrank.papers.dincer2016 import example, population, systems
 from toy_data import toy_collection
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _matrix(seed=0, r=12, c=30):
@@ -166,7 +166,7 @@ def test_cli_risk_on_trec_runs(tmp_path):
 
 
 def test_cli_risk_example(tmp_path):
-    cfg = ROOT / "config" / "risk"
+    cfg = ROOT / "config" / "dincer2016"
     out = _cli("stage", "risk-example", "--matrix", str(cfg / "dincer2016_table3.csv"),
                "--printed4", str(cfg / "dincer2016_table4_printed.csv"),
                "--printed5", str(cfg / "dincer2016_table5_printed.csv"), "--out-dir", str(tmp_path))

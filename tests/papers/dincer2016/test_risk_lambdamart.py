@@ -16,8 +16,9 @@ lgb = pytest.importorskip("lightgbm")
 from evalrank.metrics import ndcg  # noqa: E402
 from evalrank.metrics import risk  # noqa: E402
 from evalrank.models.lambdamart import LambdaMARTModel  # noqa: E402
-from evalrank.models.lambdarank import LambdaObjective, RiskObjective, _georisk_delta, sigmoid_table  # noqa: E402
-from evalrank.models.risk_lambdamart import RiskLambdaMARTModel  # noqa: E402
+from evalrank.models.lambdarank import LambdaObjective, _georisk_delta, sigmoid_table  # noqa: E402
+from evalrank.papers.dincer2016.risk_objective import RiskObjective  # noqa: E402
+from evalrank.papers.dincer2016.risk_lambdamart import RiskLambdaMARTModel  # noqa: E402
 
 CONV = "lightgbm"
 METHODS = ("u-cro", "t-saro", "t-faro", "t*-faro", "georisk")

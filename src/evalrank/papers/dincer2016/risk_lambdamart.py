@@ -1,7 +1,7 @@
 """Risk-sensitive LambdaMART (Dinçer, Macdonald & Ounis 2016, Sec. 6).
 
 :class:`~evalrank.models.lambdamart.LambdaMARTModel` with its gradients from
-:class:`evalrank.models.lambdarank.RiskObjective`: LambdaRank whose pair
+:class:`evalrank.papers.dincer2016.risk_objective.RiskObjective`: LambdaRank whose pair
 weights ``|ΔNDCG|`` become a risk-sensitive ``|ΔM'|`` -- U-CRO (Wang et al.
 2012), T-SARO / T-FARO (Dinçer et al. 2014, as implemented in Jforests),
 T*-FARO and GeoRisk (Dinçer et al. 2016). Everything else is LambdaMART's:
@@ -25,7 +25,7 @@ Extra parameters (all tunable like LambdaMART's): ``method`` ("lambdamart",
 largely cancels per-query risk weights such as T-FARO's ``1 + β_j``, and
 Jforests has no such step -- ``norm=False``, also for the plain LambdaMART
 it is compared with (``method="lambdamart"``), is the closer reproduction;
-see :class:`~evalrank.models.lambdarank.RiskObjective`).
+see :class:`~evalrank.papers.dincer2016.risk_objective.RiskObjective`).
 
 The LightGBM seed is LambdaMART's (``seeds.int_seed(seed, "models",
 "lambdamart")``): a risk-sensitive model and plain LambdaMART with the same
@@ -41,7 +41,7 @@ import numpy as np
 from evalrank import seeds
 from evalrank.models import check_collection, expand_grid
 from evalrank.models.lambdamart import LambdaMARTModel
-from evalrank.models.lambdarank import _MANY_BASELINES, _ONE_BASELINE, RISK_METHODS, RiskObjective
+from evalrank.papers.dincer2016.risk_objective import _MANY_BASELINES, _ONE_BASELINE, RISK_METHODS, RiskObjective
 
 __all__ = ["RiskLambdaMARTModel"]
 

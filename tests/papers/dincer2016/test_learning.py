@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from evalrank.metrics import risk
-from evalrank.riskstudy import learning
+from evalrank.papers.dincer2016 import learning
 from toy_data import toy_collection
 
 

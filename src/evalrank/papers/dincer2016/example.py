@@ -1,8 +1,8 @@
 """The paper's worked example (Dinçer et al. 2016, Sec. 4): Tables 3, 4 and 5.
 
-Table 3 is read from ``config/risk/dincer2016_table3.csv``; Tables 4 and 5
+Table 3 is read from ``config/dincer2016/dincer2016_table3.csv``; Tables 4 and 5
 are recomputed from it with :mod:`evalrank.metrics.risk` and set beside the
-printed values (``config/risk/dincer2016_table{4,5}_printed.csv``).
+printed values (``config/dincer2016/dincer2016_table{4,5}_printed.csv``).
 :func:`compare` checks every number to the printed precision: ours may
 differ from the printed value by at most half a unit of its last digit.
 """
