@@ -36,7 +36,7 @@ include: "workflow/rules/sawade2012.smk"
 include: "workflow/rules/busafekete2012.smk"
 include: "workflow/rules/dincer2016.smk"
 include: "workflow/rules/ozertem2011.smk"
-include: "workflow/rules/theory.smk"
+include: "workflow/rules/wang2013.smk"
 include: "workflow/rules/findings.smk"
 
 

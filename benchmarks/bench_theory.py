@@ -10,7 +10,7 @@ Usage::
    negated scores, gains through it, ``sort`` of the gains for the ideal, a
    dot product with 1 / log2(r + 1)). Best of ``--repeats``; values compared.
 2. ``--R`` samples of ``--n`` objects, one scorer, standard NDCG:
-   ``evalrank.theory.experiments.sample_ndcg`` (blocks of 2 million objects:
+   ``evalrank.papers.wang2013.experiments.sample_ndcg`` (blocks of 2 million objects:
    one row-wise sort per block) against the straightforward loop (one sample
    at a time: draw, NumPy NDCG as in 1). Both draw the same objects (the loop
    re-draws each block from the same stream and slices it), so the values are
@@ -29,8 +29,8 @@ import numpy as np
 
 from _machine import cpu_model
 from evalrank.metrics import ndcg
-from evalrank.theory import LogisticPopulation, Scorer
-from evalrank.theory.experiments import sample_ndcg
+from evalrank.papers.wang2013 import LogisticPopulation, Scorer
+from evalrank.papers.wang2013.experiments import sample_ndcg
 
 
 def numpy_ndcg(scores, gains, k=None):

@@ -61,7 +61,7 @@ class Clock:
 
 def test_rules_map_to_their_stage_files():
     known = stage_of_rules(ROOT / "workflow" / "rules")
-    assert known["train_model"] == "models" and known["risk_learn"] == "dincer2016" and known["theory_sample"] == "theory"
+    assert known["train_model"] == "models" and known["risk_learn"] == "dincer2016" and known["theory_sample"] == "wang2013"
     assert known["active_mc"] == "sawade2012" and known["clicks_dbn"] == "ozertem2011"
 
 

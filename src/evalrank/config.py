@@ -402,7 +402,7 @@ def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
 
 
 def _theory_checks(th: dict) -> list[tuple[str, str]]:
-    from evalrank.theory.experiments import parse_measure
+    from evalrank.papers.wang2013.experiments import parse_measure
 
     problems = []
     for key, measures in (("theory.measures", th["measures"]), ("theory.lists.measures", th["lists"]["measures"])):

@@ -45,7 +45,8 @@ def stage_of_rules(rules_dir: Path) -> dict:
 
 #: a rule made in a loop (not found in a rule file) by its name's prefix -> its stage, the rule file
 #: ``workflow/rules/<stage>.smk`` (risk_download, risk_parse_partition: the learning set of dincer2016)
-_PREFIX_STAGE = {"risk": "dincer2016", "ndcg": "busafekete2012", "clicks": "ozertem2011", "theory": "theory", "active": "sawade2012"}
+_PREFIX_STAGE = {"risk": "dincer2016", "ndcg": "busafekete2012", "clicks": "ozertem2011", "theory": "wang2013",
+                 "active": "sawade2012"}
 
 
 def _stage(rule: str, known: dict) -> str:

@@ -287,7 +287,7 @@ def clicks_outputs():
         f"{CLICKS_DIR}/dbn_recovery.csv"]
 
 
-# -- Theory (theory.smk) -----------------------------------------------------------------------
+# -- Theory, Wang et al. 2013 (wang2013.smk) ---------------------------------------------------
 THEORY = config["theory"]
 THEORY_DIR = f"{RESULTS}/theory"
 THEORY_PARAMS = {k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")}

@@ -70,7 +70,7 @@ STAGES = (
     "evalrank.papers.busafekete2012.stages",
     "evalrank.papers.dincer2016.stages",
     "evalrank.papers.ozertem2011.stages",
-    "evalrank.cli.theory",
+    "evalrank.papers.wang2013.stages",
     "evalrank.papers.common.stages",
 )
 

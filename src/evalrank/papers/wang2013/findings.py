@@ -436,10 +436,10 @@ FIGS = (
 
 def _fig_of(measure: str):
     """Which of Figs. 1–4 a lists measure stands for (None: none)."""
-    # the discount's family as evalrank.theory.limits.family (without its scipy import)
+    # the discount's family as evalrank.papers.wang2013.limits.family (without its scipy import)
     from evalrank.metrics.cutoffs import parse_cutoff
     from evalrank.metrics.discounts import parse_discount
-    from evalrank.theory.experiments import parse_measure
+    from evalrank.papers.wang2013.experiments import parse_measure
 
     try:
         m = parse_measure(measure)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from evalrank.metrics import ndcg
-from evalrank.theory.lists import longest_queries, prefix_ndcg
+from evalrank.papers.wang2013.lists import longest_queries, prefix_ndcg
 
 
 def test_prefix_ndcg_against_a_per_query_loop():

@@ -36,7 +36,7 @@ from scipy import integrate
 
 from evalrank.metrics.cutoffs import parse_cutoff
 from evalrank.metrics.discounts import parse_discount
-from evalrank.theory.population import EmpiricalPopulation
+from evalrank.papers.wang2013.population import EmpiricalPopulation
 
 __all__ = ["Limit", "ndcg_limit", "family", "has_limit"]
 

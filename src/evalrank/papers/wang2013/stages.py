@@ -1,5 +1,5 @@
 """``evalrank stage`` commands of the theory stage (Wang et al. 2013;
-``workflow/rules/theory.smk``).
+``workflow/rules/wang2013.smk``).
 
 - ``theory-sample``: NDCG of R i.i.d. samples of one size n for every scorer
   and measure -> ``samples/n<N>.npz``
@@ -21,11 +21,11 @@ from evalrank.cli.common import _log, add_command
 
 __all__ = ["TITLE", "add_stage_parsers", "population_from", "scorers_from"]
 
-TITLE = "theory (workflow/rules/theory.smk)"
+TITLE = "theory (workflow/rules/wang2013.smk)"
 
 
 def population_from(params: dict):
-    from evalrank.theory.population import LogisticPopulation
+    from evalrank.papers.wang2013.population import LogisticPopulation
 
     pop = params.get("population", {})
     return LogisticPopulation(pop.get("slope", 5.0), pop.get("thresholds", [0.3, 0.6, 0.85]), pop.get("gain", "exp"))
@@ -33,7 +33,7 @@ def population_from(params: dict):
 
 def scorers_from(params: dict):
     """(names, Scorer list) in the config's order."""
-    from evalrank.theory.population import Scorer
+    from evalrank.papers.wang2013.population import Scorer
 
     items = list(params["scorers"].items())
     return [n for n, _ in items], [Scorer(float(s["weight"]), bool(s.get("reverse", False)), int(s.get("noise", 0)))
@@ -44,7 +44,7 @@ def cmd_sample(a):
     import numpy as np
 
     from evalrank import io, seeds
-    from evalrank.theory.experiments import sample_ndcg
+    from evalrank.papers.wang2013.experiments import sample_ndcg
 
     params = json.loads(a.params)
     pop = population_from(params)
@@ -71,7 +71,7 @@ def cmd_report(a):
 
     from evalrank import io
     from evalrank.papers.wang2013 import plots
-    from evalrank.theory.experiments import (convergence_table, distinguishability, gap_rate, limits_table,
+    from evalrank.papers.wang2013.experiments import (convergence_table, distinguishability, gap_rate, limits_table,
                                              parse_measure)
 
     params = json.loads(a.params)
@@ -124,7 +124,7 @@ def cmd_lists(a):
     from evalrank.data.synthetic import generate
     from evalrank.models.zoo import load_model
     from evalrank.papers.wang2013 import plots
-    from evalrank.theory.lists import longest_queries, prefix_ndcg
+    from evalrank.papers.wang2013.lists import longest_queries, prefix_ndcg
 
     rankers = []
     for item in a.models:  # checked before the lists are built

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalrank.metrics.ndcg import ndcg
-from evalrank.theory.experiments import parse_measure
+from evalrank.papers.wang2013.experiments import parse_measure
 
 __all__ = ["prefix_ndcg", "longest_queries"]
 
@@ -32,7 +32,7 @@ def longest_queries(offsets, n_queries: int) -> np.ndarray:
 def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
     """Mean and standard error over queries of NDCG of each query's first n
     documents, for every n in ``sizes``, ranker (``scores``: name -> (n_docs,)
-    scores) and measure name (:func:`~evalrank.theory.experiments.parse_measure`).
+    scores) and measure name (:func:`~evalrank.papers.wang2013.experiments.parse_measure`).
     Raises ValueError naming ``sizes`` if an n exceeds the shortest query."""
     offsets = np.asarray(offsets, dtype=np.int64)
     labels = np.asarray(labels)

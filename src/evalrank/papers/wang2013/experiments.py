@@ -94,9 +94,9 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
 
 
 def limits_table(pop, scorers, measures, names=None) -> pd.DataFrame:
-    """Every scorer x measure: the limit (:func:`~evalrank.theory.limits.ndcg_limit`),
+    """Every scorer x measure: the limit (:func:`~evalrank.papers.wang2013.limits.ndcg_limit`),
     the rule of the table that gives it and its theorem."""
-    from evalrank.theory.limits import ndcg_limit  # scipy's quadrature: only where limits are computed
+    from evalrank.papers.wang2013.limits import ndcg_limit  # scipy's quadrature: only where limits are computed
 
     names = names or [str(s) for s in scorers]
     rows = []

@@ -7,8 +7,8 @@ import pytest
 from numpy.polynomial.legendre import leggauss
 
 from evalrank.metrics import ndcg
-from evalrank.theory import EmpiricalPopulation, LogisticPopulation, Scorer, ndcg_limit
-from evalrank.theory.limits import family
+from evalrank.papers.wang2013 import EmpiricalPopulation, LogisticPopulation, Scorer, ndcg_limit
+from evalrank.papers.wang2013.limits import family
 
 GRADED = LogisticPopulation(5.0, [0.3, 0.6, 0.85])      # 4 grades, gain 2^y - 1
 BINARY = LogisticPopulation(6.0, [0.5])

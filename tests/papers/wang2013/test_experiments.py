@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from evalrank.metrics import ndcg
-from evalrank.theory import EmpiricalPopulation, LogisticPopulation, Scorer
-from evalrank.theory.experiments import (convergence_table, distinguishability, gap_rate, parse_measure,
+from evalrank.papers.wang2013 import EmpiricalPopulation, LogisticPopulation, Scorer
+from evalrank.papers.wang2013.experiments import (convergence_table, distinguishability, gap_rate, parse_measure,
                                          sample_ndcg)
 
 MEASURES = ["log2", "poly:0.5", "zipf", "geometric:0.5", "log2@frac:0.3", "poly:0.5@pow:0.5", "log2@10"]
