@@ -32,6 +32,7 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel
+from evalrank.models._omp import import_lightgbm  # sets OMP_WAIT_POLICY=PASSIVE (see there)
 
 __all__ = ["LambdaMARTModel", "lightgbm_groups"]
 
@@ -87,7 +88,7 @@ class LambdaMARTModel(RankingModel):
                                truncation_level=int(params["truncation_level"]))
 
     def _fit_one(self, train, vali, params):
-        import lightgbm as lgb
+        lgb = import_lightgbm()
 
         p = self._lgb_params(params)
         objective = self._objective(train, params)
