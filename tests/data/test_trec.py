@@ -239,3 +239,46 @@ def test_a_fifo_or_a_pipe_is_read_as_a_stream(tmp_path, gz):
         os.close(r)
         if w is not None:
             os.close(w)
+
+
+def test_query_ids_are_sorted_and_named_alike_interpreted_and_compiled():
+    """sorted_codes: compiled, the distinct ids sorted by their bytes (an MSD sort, 8 bytes a
+    step) and named by one decode; interpreted, by Python's sort of the names: the same codes,
+    names and first rows, ids with NULs, shared prefixes longer than 8 bytes, characters beyond
+    ASCII and newlines included; a first id that is not UTF-8 goes to ``decode`` in both."""
+    from evalrank import _jit
+    from evalrank.data.trec import _sort_spans, sorted_codes
+
+    rng = np.random.default_rng(11)
+    alphabet = ["a", "b", "\x00", "é", "\x7f", "文", "\U0001F600", "aaaaaaaa", "aaaaaaaab", "\n"]
+    cases = [[b"q1"], [b"\xff", b"a"], [b"", b"\x00", b"\x00\x00", b"a", b"a\x00"]]
+    for _ in range(60):
+        cases.append(["".join(rng.choice(alphabet, int(rng.integers(0, 5)))).encode()
+                      for _ in range(int(rng.integers(1, 40)))])
+
+    def decode(raw, i):
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"row {i}") from None
+
+    for words in cases:
+        lens = np.array([len(w) for w in words], dtype=np.int64)
+        end = np.cumsum(lens)
+        start = end - lens
+        buf = np.frombuffer(b"".join(words) or b"\0", dtype=np.uint8)
+        got = {}
+        for mode in ("python", "numba"):
+            with _jit.mode(mode):
+                assert [words[i] for i in _sort_spans(buf, start, end)] == sorted(words)
+                try:
+                    got[mode] = sorted_codes(buf, start, end, decode)
+                except ValueError as e:
+                    got[mode] = str(e)
+        if isinstance(got["python"], str):
+            assert got["numba"] == got["python"] == "row 0"
+            continue
+        (pc, pn, pf), (nc, nn, nf) = got["python"], got["numba"]
+        assert pn == nn == sorted({w.decode() for w in words})
+        np.testing.assert_array_equal(pc, nc)
+        np.testing.assert_array_equal(pf, nf)

@@ -312,3 +312,40 @@ def test_the_numpy_fnv1a_of_the_interpreted_mode_is_the_kernels():
     start = end - [len(w) for w in words]
     got = _fnv1a_np(buf, start, end)
     assert got.tolist() == [int(fnv1a(buf.tobytes(), int(a), int(b))) for a, b in zip(start, end)]
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_the_ucs4_kernel_counts_characters_beyond_ascii(mode):
+    from evalrank import _jit
+    from evalrank.evaluation.evaluate import _ucs4_bytes
+
+    a = np.array(["ab", "c", "", "é", "x文"])
+    flat = a.view(np.uint32).ravel()
+    out = np.empty(flat.size, dtype=np.uint8)
+    with _jit.mode(mode):
+        assert _ucs4_bytes(flat, out) == 2
+        assert _ucs4_bytes(flat[:6], out[:6]) == 0
+    assert out[:6].tobytes() == b"ab" + b"c\0" + b"\0\0"
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_the_int_kernels_write_str_of_each_value(mode):
+    """Integer ids as text: lengths, then the digits two at a time from the end, and the hash
+    of the text (the reader's FNV-1a)."""
+    from evalrank import _jit
+    from evalrank.data.trec import fnv1a
+    from evalrank.evaluation.evaluate import _PAIRS, _int_ids, _int_lengths
+
+    a = np.array([0, -1, 5, 9, 10, 11, 99, 100, 101, -100, 999, 1000, 123456789, -9223372036854775807,
+                  9223372036854775807, 10 ** 18, 10 ** 18 - 1], dtype=np.int64)
+    want = [str(v).encode() for v in a.tolist()]
+    lens, dh = np.empty(a.size, np.int64), np.empty(a.size, np.uint64)
+    with _jit.mode(mode):
+        _int_lengths(a, lens)
+        end = np.cumsum(lens)
+        start = end - lens
+        out = np.zeros(int(end[-1]), dtype=np.uint8)
+        _int_ids(a, out, start, end, dh, _PAIRS)
+    data = out.tobytes()
+    assert [data[s:e] for s, e in zip(start, end)] == want
+    assert dh.tolist() == [int(fnv1a(data, int(s), int(e))) for s, e in zip(start, end)]

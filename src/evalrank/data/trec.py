@@ -353,6 +353,70 @@ def factorize_spans(buf, start, end, codes, first, fhash):
     return k
 
 
+@njit(cache=True)
+def _sort_spans(buf, start, end):
+    """The strings ``buf[start[i]:end[i]]`` in byte (strcmp) order, as indices: an MSD sort
+    eight bytes a step (a big-endian key of the bytes from ``d``, zero-padded, sorted stably;
+    each group of equal keys again from ``d + 8``); a group whose strings all end before ``d``
+    by length (each is then a prefix of the longer ones, padded with NULs)."""
+    n = len(start)
+    order = np.arange(n)
+    key = np.zeros(n, dtype=np.uint64)
+    lo_s = np.empty(n + 1, dtype=np.int64)   # pending groups: disjoint, at most n
+    hi_s = np.empty(n + 1, dtype=np.int64)
+    dep_s = np.empty(n + 1, dtype=np.int64)
+    lo_s[0], hi_s[0], dep_s[0] = 0, n, 0
+    top = 1
+    while top > 0:
+        top -= 1
+        lo, hi, d = lo_s[top], hi_s[top], dep_s[top]
+        ended = True
+        for i in range(lo, hi):
+            ended &= end[order[i]] - start[order[i]] <= d
+        for i in range(lo, hi):
+            j = order[i]
+            v = np.uint64(end[j] - start[j])
+            if not ended:
+                v = np.uint64(0)
+                for c in range(d, d + 8):
+                    v = v << np.uint64(8)
+                    if start[j] + c < end[j]:
+                        v |= np.uint64(buf[start[j] + c])
+            key[i] = v
+        sub = np.argsort(key[lo:hi], kind="mergesort")
+        order[lo:hi] = order[lo:hi][sub]
+        key[lo:hi] = key[lo:hi][sub]
+        i = lo
+        while i < hi:
+            j = i + 1
+            while j < hi and key[j] == key[i]:
+                j += 1
+            if j - i > 1 and not ended:
+                lo_s[top], hi_s[top], dep_s[top] = i, j, d + 8
+                top += 1
+            i = j
+    return order
+
+
+def _sorted_names(buf, start, end, first):
+    """Compiled: the positions (in ``first``) of the distinct strings in byte order and their
+    names, one gather, one decode and one split; None where that cannot be told this way (an
+    id holds a newline or is not UTF-8: the caller decodes name by name)."""
+    k = len(first)
+    order = _sort_spans(buf, start[first], end[first])
+    rows = first[order]
+    lens = end[rows] - start[rows]
+    off = np.zeros(k + 1, dtype=np.int64)
+    np.cumsum(lens + 1, out=off[1:])
+    sub = np.empty(max(int(off[-1]) - 1, 0), dtype=np.uint8)
+    _gather_spans(buf, start, end, rows, sub, off, 10)
+    try:
+        names = sub.tobytes().decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return None
+    return (order, names) if len(names) == k else None
+
+
 def sorted_codes(buf, start, end, decode):
     """``(codes, names, first)`` for the strings ``buf[start[i]:end[i]]``: codes numbered in
     strcmp (byte) order, trec_eval's order of topics; ``names[c]``: ``decode(raw, i)`` of code
@@ -362,11 +426,17 @@ def sorted_codes(buf, start, end, decode):
     first = np.empty(m, dtype=np.int64)
     k = factorize_spans(buf, start, end, seg_code, first, np.empty(m, dtype=np.uint64))
     first = first[:k]
+    done = _sorted_names(buf, start, end, first) if _jit.compiled() and k else None
+    if done is not None:
+        order, names = done
+        remap = np.empty(k, dtype=np.int64)
+        remap[order] = np.arange(k)
+        return remap[seg_code], names, first[order]
     lens = end[first] - start[first]
     off = np.zeros(k + 1, dtype=np.int64)
     np.cumsum(lens, out=off[1:])
     sub = np.empty(int(off[-1]), dtype=np.uint8)
-    _gather_spans(buf, start, end, first, sub, off)
+    _gather_spans(buf, start, end, first, sub, off, -1)
     text = sub.tobytes()
     bounds = off.tolist()
     if text.isascii():   # one decode; slices of it
@@ -382,14 +452,17 @@ def sorted_codes(buf, start, end, decode):
 
 
 @njit(cache=True)
-def _gather_spans(buf, start, end, rows, out, offsets):
-    """The bytes of strings ``rows`` one after the other, from ``offsets[i]``."""
+def _gather_spans(buf, start, end, rows, out, offsets, sep):
+    """The bytes of strings ``rows`` one after the other, from ``offsets[i]``, each but the last
+    followed by byte ``sep`` where it is not negative."""
     for i in range(len(rows)):
         j = rows[i]
         p = offsets[i]
         for c in range(start[j], end[j]):
             out[p] = buf[c]
             p += 1
+        if sep >= 0 and i + 1 < len(rows):
+            out[p] = sep
 
 
 # ---------------------------------------------------------------------------

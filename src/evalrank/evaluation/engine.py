@@ -129,12 +129,50 @@ def _merge_sort(idx, tmp, score, f32, ds, de, buf):
 
 
 @njit(cache=True, nogil=True)
-def _rank_topic(idx, score, f32, ds, de, buf, lib_sort):
+def _radix(keys, idx, passes, k2, i2, cnt):
+    """``idx`` sorted in place by ``keys`` (unsigned, increasing; sorted too): a stable LSD radix
+    sort, 8 bits a pass, the digits of every pass counted in one loop, passes whose digit every
+    key shares skipped; ``k2``, ``i2`` (as long), ``cnt`` (passes x 256): scratch."""
+    m = len(idx)
+    k2 = k2[:m]
+    i2 = i2[:m]
+    cnt[:passes, :] = 0
+    for i in range(m):
+        k = keys[i]
+        for p in range(passes):
+            cnt[p, np.int64((k >> np.uint64(8 * p)) & np.uint64(255))] += 1
+    src_k, dst_k, src_i, dst_i = keys, k2, idx, i2
+    moved = False
+    for p in range(passes):
+        sh = np.uint64(8 * p)
+        if cnt[p, np.int64((src_k[0] >> sh) & np.uint64(255))] == m:
+            continue
+        s = 0
+        for d in range(256):
+            c = cnt[p, d]
+            cnt[p, d] = s
+            s += c
+        for i in range(m):
+            d = np.int64((src_k[i] >> sh) & np.uint64(255))
+            t = cnt[p, d]
+            cnt[p, d] = t + 1
+            dst_k[t] = src_k[i]
+            dst_i[t] = src_i[i]
+        src_k, dst_k = dst_k, src_k
+        src_i, dst_i = dst_i, src_i
+        moved = not moved
+    if moved:
+        idx[:] = src_i[:]
+        keys[:] = src_k[:]
+
+
+@njit(cache=True, nogil=True)
+def _rank_topic(idx, score, f32, ds, de, buf, lib_sort, neg, keys, k2, i2, cnt):
     """Put ``idx`` (one topic's lines, ascending) in trec_eval's order: a stable LSD radix sort
-    on the scores (decreasing; 8 bits a pass, passes whose digit every key shares skipped),
-    then each group of tied scores by document id (:func:`_before`). ``lib_sort`` (set where
-    the kernels run interpreted): the scores sorted by NumPy's stable sort instead, the same
-    order at C speed where a Python loop per key would be slow."""
+    on the scores (decreasing; :func:`_radix`), then each group of tied scores by document id
+    (:func:`_before`). ``neg``, ``keys``, ``k2``, ``i2``, ``cnt``: scratch, at least as long as
+    ``idx``. ``lib_sort`` (set where the kernels run interpreted): the scores sorted by NumPy's
+    stable sort instead, the same order at C speed where a Python loop per key would be slow."""
     m = len(idx)
     if lib_sort:
         neg = np.empty(m, dtype=np.float64)
@@ -153,79 +191,42 @@ def _rank_topic(idx, score, f32, ds, de, buf, lib_sort):
                 _merge_sort(idx[i:j], np.empty(j - i, dtype=idx.dtype), score, f32, ds, de, buf)
             i = j
         return
-    keys = np.empty(m, dtype=np.uint64)
-    if f32:
-        neg = np.empty(m, dtype=np.float32)
+    keys = keys[:m]
+    if f32:   # -score's bits, mapped so that unsigned order is float order
+        neg32 = neg.view(np.float32)
+        bits = neg32.view(np.uint32)
         for i in range(m):
             x = np.float32(score[idx[i]])
-            neg[i] = -x if x != 0 else np.float32(0.0)   # 0 and -0 tie, as in C's comparison
-        bits = neg.view(np.uint32)
+            neg32[i] = -x if x != 0 else np.float32(0.0)   # 0 and -0 tie, as in C's comparison
         for i in range(m):
             b = np.uint64(bits[i])
-            if b >= np.uint64(0x80000000):
-                keys[i] = b ^ np.uint64(0xFFFFFFFF)
-            else:
-                keys[i] = b | np.uint64(0x80000000)
-        passes = 4
+            keys[i] = b ^ np.uint64(0xFFFFFFFF) if b >= np.uint64(0x80000000) else b | np.uint64(0x80000000)
+        _radix(keys, idx, 4, k2, i2, cnt)
     else:
-        neg64 = np.empty(m, dtype=np.float64)
+        bits64 = neg.view(np.uint64)
         for i in range(m):
             x = np.float64(score[idx[i]])
-            neg64[i] = -x if x != 0 else 0.0
-        bits64 = neg64.view(np.uint64)
+            neg[i] = -x if x != 0 else 0.0
         for i in range(m):
             b = bits64[i]
-            if b >= np.uint64(0x8000000000000000):
-                keys[i] = b ^ np.uint64(0xFFFFFFFFFFFFFFFF)
-            else:
-                keys[i] = b | np.uint64(0x8000000000000000)
-        passes = 8
-    k2 = np.empty(m, dtype=np.uint64)
-    i2 = np.empty(m, dtype=idx.dtype)
-    cnt = np.empty(256, dtype=np.int64)
-    src_k, dst_k, src_i, dst_i = keys, k2, idx, i2
-    for p in range(passes):
-        sh = np.uint64(8 * p)
-        cnt[:] = 0
-        for i in range(m):
-            cnt[np.int64((src_k[i] >> sh) & np.uint64(255))] += 1
-        if cnt[np.int64((src_k[0] >> sh) & np.uint64(255))] == m:
-            continue
-        s = 0
-        for d in range(256):
-            c = cnt[d]
-            cnt[d] = s
-            s += c
-        for i in range(m):
-            d = np.int64((src_k[i] >> sh) & np.uint64(255))
-            t = cnt[d]
-            cnt[d] = t + 1
-            dst_k[t] = src_k[i]
-            dst_i[t] = src_i[i]
-        src_k, dst_k = dst_k, src_k
-        src_i, dst_i = dst_i, src_i
-    if src_i is not idx:
-        idx[:] = src_i[:]
-    # tied scores: by document id, decreasing
-    i = 0
+            keys[i] = (b ^ np.uint64(0xFFFFFFFFFFFFFFFF) if b >= np.uint64(0x8000000000000000)
+                       else b | np.uint64(0x8000000000000000))
+        _radix(keys, idx, 8, k2, i2, cnt)
+    i = 0   # tied scores: by document id, decreasing
     while i < m:
         j = i + 1
-        while j < m and src_k[j] == src_k[i]:
+        while j < m and keys[j] == keys[i]:
             j += 1
         if j - i > 1:
             _merge_sort(idx[i:j], np.empty(j - i, dtype=idx.dtype), score, f32, ds, de, buf)
         i = j
 
 
-@njit(cache=True, parallel=True, lists=("qid", "score", "ds", "de", "dh", "buf", "qmap", "q_jo", "q_sdh", "q_srow",
-                                         "q_rel", "q_ds", "q_de", "q_buf", "out_off"))
-def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
-                q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf,
-                out_off, out_rows, out_rels, dup_row, lib_sort):
-    """Group the run's lines by topic (no copy where each topic's lines are together, else a
-    counting sort), rank each evaluated topic as trec_eval does, keep ``max_docs``, find
-    duplicates (a hash table of the kept documents) and look each of the topic's judgments up
-    in that table."""
+@njit(cache=True, nogil=True)
+def _group_lines(qid, n_codes):
+    """Each topic code's lines: ``(first, cnt, perm)``, its lines ``first[c]:first[c] + cnt[c]``
+    of the file where every topic's lines are together (``perm`` empty), else of ``perm`` (a
+    counting sort)."""
     n = len(qid)
     cnt = np.zeros(n_codes, dtype=np.int64)
     first = np.zeros(n_codes, dtype=np.int64)
@@ -242,76 +243,111 @@ def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
             together = False
             break
     if together:
-        perm = np.empty(0, dtype=np.int64)
-    else:  # counting sort: first[c] becomes the topic's start in perm
-        perm = np.empty(n, dtype=np.int64)
-        s = 0
-        for c in range(n_codes):
-            first[c] = s
-            s += cnt[c]
-        fill = first.copy()
-        for j in range(n):
-            c = qid[j]
-            perm[fill[c]] = j
-            fill[c] += 1
+        return first, cnt, np.empty(0, dtype=np.int64)
+    perm = np.empty(n, dtype=np.int64)   # counting sort: first[c] becomes the topic's start in perm
+    s = 0
+    for c in range(n_codes):
+        first[c] = s
+        s += cnt[c]
+    fill = first.copy()
+    for j in range(n):
+        c = qid[j]
+        perm[fill[c]] = j
+        fill[c] += 1
+    return first, cnt, perm
+
+
+@njit(cache=True, parallel=True, lists=("qid", "score", "ds", "de", "dh", "buf", "qmap", "q_jo", "q_sdh", "q_srow",
+                                         "q_rel", "q_ds", "q_de", "q_buf", "out_off"))
+def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
+                q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf,
+                out_off, out_rows, out_rels, dup_row, lib_sort):
+    """Group the run's lines by topic (:func:`_group_lines`), rank each evaluated topic as
+    trec_eval does, keep ``max_docs``, find duplicates and each judgment's document
+    (:func:`_match_topic`): the evaluated topics in blocks, each block with its scratch arrays."""
+    first, cnt, perm = _group_lines(qid, n_codes)
+    together = len(perm) == 0
     n_eval = len(out_off) - 1
     ev = np.empty(n_eval, dtype=np.int64)  # run code of evaluated topic e
     e = 0
+    big = 1
     for c in range(n_codes):
         if qmap[c] >= 0:
             ev[e] = c
             e += 1
-    for e in prange(n_eval):
-        c = ev[e]
-        if together:
-            idx = np.arange(first[c], first[c] + cnt[c])
-        else:
-            idx = perm[first[c]:first[c] + cnt[c]].copy()
-        ordered = True
-        for i in range(1, len(idx)):
-            if not _before(idx[i - 1], idx[i], score, f32, ds, de, buf):
-                ordered = False
-                break
-        if not ordered:
-            _rank_topic(idx, score, f32, ds, de, buf, lib_sort)
-        m = min(len(idx), max_docs)
-        o = out_off[e]
-        # the kept documents in a hash table (rank positions): duplicates
-        size = 1
-        while size < 2 * m:
-            size *= 2
-        seen = np.full(size, -1, dtype=np.int64)
-        mask = np.uint64(size - 1)
-        for r in range(m):
-            j = idx[r]
-            out_rows[o + r] = j
-            out_rels[o + r] = -1
-            h = dh[j]
-            s = np.int64(h & mask)
-            while seen[s] >= 0:
+            big = max(big, cnt[c])
+    size = 1
+    while size < 2 * big:
+        size *= 2
+    nb = min(n_eval, 64)
+    for b in prange(nb):
+        idx_all = np.empty(big, dtype=np.int64)
+        neg, keys, k2 = np.empty(big, dtype=np.float64), np.empty(big, dtype=np.uint64), np.empty(big, dtype=np.uint64)
+        i2, cnt8 = np.empty(big, dtype=np.int64), np.empty((8, 256), dtype=np.int64)
+        seen, th = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.uint64)
+        for e in range(b * n_eval // nb, (b + 1) * n_eval // nb):
+            c = ev[e]
+            m = cnt[c]
+            idx = idx_all[:m]
+            if lib_sort:   # interpreted: NumPy fills it
+                idx[:] = np.arange(first[c], first[c] + m) if together else perm[first[c]:first[c] + m]
+            else:
+                for i in range(m):
+                    idx[i] = first[c] + i if together else perm[first[c] + i]
+            ordered = True
+            for i in range(1, m):
+                if not _before(idx[i - 1], idx[i], score, f32, ds, de, buf):
+                    ordered = False
+                    break
+            if not ordered:
+                _rank_topic(idx, score, f32, ds, de, buf, lib_sort, neg, keys, k2, i2, cnt8)
+            _match_topic(idx, min(m, max_docs), e, qmap[c], ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_ds,
+                         q_de, q_buf, out_off[e], out_rows, out_rels, dup_row, seen, th)
+
+
+@njit(cache=True, nogil=True)
+def _match_topic(idx, m, e, qc, ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf, o, out_rows, out_rels,
+                 dup_row, seen, th):
+    """Topic ``e``'s first ``m`` ranked lines ``idx`` (its qrels topic ``qc``) into ``out_rows``
+    from ``o``, with their relevance in ``out_rels``: the kept documents go into a hash table
+    (their rank positions in ``seen``, their hashes in ``th``: scratch of a power of two at
+    least 2 m), which finds duplicates (``dup_row[e]``), and each of the topic's judgments is
+    looked up there (-1: not judged, -2: judged negative)."""
+    size = 1
+    while size < 2 * m:
+        size *= 2
+    seen[:size] = -1
+    mask = np.uint64(size - 1)
+    for r in range(m):
+        j = idx[r]
+        out_rows[o + r] = j
+        out_rels[o + r] = -1
+        h = dh[j]
+        s = np.int64(h & mask)
+        while seen[s] >= 0:
+            if th[s] == h:
                 t = idx[seen[s]]
-                if dh[t] == h and _same(buf, ds[t], de[t], buf, ds[j], de[j]):
+                if _same(buf, ds[t], de[t], buf, ds[j], de[j]):
                     if dup_row[e] < 0:
                         dup_row[e] = j
                     break
-                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
-            if seen[s] < 0:
-                seen[s] = r
-        # each judgment of the topic looked up among them: its relevance (-2: negative)
-        qc = qmap[c]
-        for p in range(q_jo[qc], q_jo[qc + 1]):
-            h = q_sdh[p]
-            s = np.int64(h & mask)
-            while seen[s] >= 0:
+            s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+        if seen[s] < 0:
+            seen[s] = r
+            th[s] = h
+    for p in range(q_jo[qc], q_jo[qc + 1]):
+        h = q_sdh[p]
+        s = np.int64(h & mask)
+        while seen[s] >= 0:
+            if th[s] == h:
                 r = seen[s]
                 j = idx[r]
-                if dh[j] == h:
-                    t = q_srow[p]
-                    if _same(q_buf, q_ds[t], q_de[t], buf, ds[j], de[j]):
-                        if out_rels[o + r] == -1:  # the first judgment of a repeated one
-                            out_rels[o + r] = q_rel[p] if q_rel[p] >= 0 else -2
-                        break
-                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+                t = q_srow[p]
+                if _same(q_buf, q_ds[t], q_de[t], buf, ds[j], de[j]):
+                    if out_rels[o + r] == -1:  # the first judgment of a repeated one
+                        out_rels[o + r] = q_rel[p] if q_rel[p] >= 0 else -2
+                    break
+            s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
 
 
 @njit(cache=True, parallel=True, lists=("qid", "dh", "ds", "de", "buf"))
@@ -407,8 +443,7 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
              complete: bool = False, precision: str | None = "float32") -> RankedRun:
     """Rank ``run`` against ``qrels`` as trec_eval does (module docstring)."""
     _jit.need(len(run) * _jit.LINE_BYTES)
-    qcode = {q: i for i, q in enumerate(qrels.qids)}
-    qmap = np.array([qcode.get(q, -1) for q in run.qids], dtype=np.int64)
+    qmap = _topic_map(run.qids, qrels.qids)
     if not (qmap >= 0).any() and not complete:
         raise TrecFormatError(f"{run.path}: no topic of the run has qrels (run topics e.g. {run.qids[:3]}, qrels "
                               f"topics e.g. {qrels.qids[:3]})")
@@ -435,7 +470,7 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
         raise TrecFormatError(f"{run.path}:{run.line_of(j)}: document {run.doc_id(j)!r} retrieved twice for topic "
                               f"{run.qids[run.qid[j]]!r} (trec_eval stops here: 'duplicate docs')")
     eval_codes = qmap[ev]
-    qids = [run.qids[c] for c in ev.tolist()]
+    qids = list(run.qids) if ev.size == len(run.qids) else [run.qids[c] for c in ev.tolist()]
     missing = np.zeros(len(qids), dtype=bool)
     if complete:
         extra = sorted(set(qrels.qids) - set(qids))
@@ -445,17 +480,29 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
             new_sizes = np.zeros(len(qids_all), dtype=np.int64)
             new_sizes[[pos[q] for q in qids]] = sizes
             new_off = np.concatenate(([0], np.cumsum(new_sizes))).astype(np.int64)
+            qcode = {q: i for i, q in enumerate(qrels.qids)}
             eval_codes = np.array([qcode[q] for q in qids_all], dtype=np.int64)
             missing = np.isin(np.arange(len(qids_all)), [pos[q] for q in extra])
             qids, out_off = qids_all, new_off   # rows/rels keep their order: topics are in qid order
     _check_qrels_duplicates(qrels, eval_codes)
     jo = qrels.judged_offsets
+    if eval_codes.size == jo.size - 1 and (eval_codes == np.arange(eval_codes.size)).all():   # every qrels topic
+        return RankedRun(name, qids, missing, rows, rels, out_off, qrels.judged, jo, run)
     starts = jo[eval_codes]
     jsizes = jo[eval_codes + 1] - starts
     judged_off = np.zeros(eval_codes.size + 1, dtype=np.int64)
     np.cumsum(jsizes, out=judged_off[1:])
     idx = np.repeat(starts - judged_off[:-1], jsizes) + np.arange(int(judged_off[-1]), dtype=np.int64)
     return RankedRun(name, qids, missing, rows, rels, out_off, qrels.judged[idx], judged_off, run)
+
+
+def _topic_map(run_qids: list, qrels_qids: list) -> np.ndarray:
+    """Per run topic its qrels topic's code, -1 where the qrels lack it (both lists sorted:
+    where they hold the same topics, as a run and its qrels usually do, no dict is made)."""
+    if run_qids == qrels_qids:
+        return np.arange(len(run_qids), dtype=np.int64)
+    qcode = {q: i for i, q in enumerate(qrels_qids)}
+    return np.array([qcode.get(q, -1) for q in run_qids], dtype=np.int64)
 
 
 def _check_qrels_duplicates(qrels: QrelsIndex, codes: np.ndarray) -> None:

@@ -161,55 +161,63 @@ def _fixed_ids(flat, w, start, end, dh):
             dh[i] = fnv1a(flat, p, p + m)
 
 
-@njit(cache=True, parallel=True, wraparound=True)
-def _ucs4_ids(flat, w, out, start, end, dh):
-    """:func:`_fixed_ids` for numpy ``U`` (UCS-4, ``flat`` its uint32 view) written as bytes
-    into ``out`` (``w`` bytes per id); returns how many ids hold a character beyond ASCII (then
-    the bytes are not the ids' UTF-8)."""
+@njit(cache=True, parallel=True)
+def _ucs4_bytes(flat, out):
+    """Each character of ``flat`` (numpy ``U``'s UCS-4) as a byte into ``out`` (its low 8
+    bits; one flat pass, vectorized); returns how many characters are beyond ASCII (then the
+    bytes are not the ids' UTF-8)."""
     bad = 0
-    for i in prange(len(start)):
-        p = i * w
-        m = w
-        while m > 0 and flat[p + m - 1] == 0:
-            m -= 1
-        acc = 0
-        for c in range(m):   # no branch: vectorized
-            x = flat[p + c]
-            acc |= x
-            out[p + c] = np.uint8(x & 255)
-        if acc >= 128:
-            bad += 1
-        start[i] = p
-        end[i] = p + m
-        if len(dh) > 0:
-            dh[i] = fnv1a(out, p, p + m)
+    for i in prange(len(flat)):
+        x = flat[i]
+        bad += np.int64(x >= 128)
+        out[i] = np.uint8(x & 255)
     return bad
 
 
-@njit(cache=True, parallel=True, wraparound=True)
-def _int_ids(a, out, start, end, dh):
-    """Decimal text of int64 values (``str(v)``; ``a`` holds no int64 minimum), 20 bytes of
-    ``out`` per value, and its hash into ``dh`` (when ``dh`` has an entry per value)."""
+@njit(cache=True, parallel=True)
+def _int_lengths(a, lens):
+    """The length of each int64's decimal text (``str(v)``; ``a`` holds no int64 minimum)."""
     for i in prange(len(a)):
         v = a[i]
-        p = i * 20
-        start[i] = p
-        if v < 0:
-            out[p] = 45
-            p += 1
-            v = -v
-        u = np.uint64(v)
+        u = np.uint64(-v if v < 0 else v)
         k = 1
         t = np.uint64(10)
         while k < 19 and u >= t:
             k += 1
             t = t * np.uint64(10)
-        for c in range(k - 1, -1, -1):
-            out[p + c] = np.uint8(48 + np.int64(u % np.uint64(10)))
-            u = u // np.uint64(10)
-        end[i] = p + k
+        lens[i] = k + np.int64(v < 0)
+
+
+#: "00" to "99": the digits of an integer two at a time
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8).copy()
+
+
+@njit(cache=True, parallel=True, wraparound=True)
+def _int_ids(a, out, start, end, dh, pairs):
+    """The decimal text of each int64 (``str(v)``) into ``out[start[i]:end[i]]`` (spans sized
+    by :func:`_int_lengths`), written from its end two digits at a time, and its hash into
+    ``dh`` (when ``dh`` has an entry per value)."""
+    for i in prange(len(a)):
+        v = a[i]
+        q = end[i]
+        if v < 0:
+            out[start[i]] = 45
+            v = -v
+        u = np.uint64(v)
+        while u >= np.uint64(100):
+            r = np.int64(u % np.uint64(100))
+            u = u // np.uint64(100)
+            q -= 2
+            out[q] = pairs[2 * r]
+            out[q + 1] = pairs[2 * r + 1]
+        if u >= np.uint64(10):
+            q -= 2
+            out[q] = pairs[2 * np.int64(u)]
+            out[q + 1] = pairs[2 * np.int64(u) + 1]
+        else:
+            out[q - 1] = np.uint8(48 + np.int64(u))
         if len(dh) > 0:
-            dh[i] = fnv1a(out, i * 20, p + k)
+            dh[i] = fnv1a(out, start[i], end[i])
 
 
 def _fnv1a_np(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -263,70 +271,18 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     n = a.shape[0]
     start = np.empty(n, dtype=np.int64)
     end = np.empty(n, dtype=np.int64)
-    kind = a.dtype.kind
     hashes = np.empty(0, dtype=np.uint64) if dh is None else dh
-    if kind == "u" and n and a.max() <= np.iinfo(np.int64).max:
-        a, kind = a.astype(np.int64), "i"
-    interpreted = not _jit.compiled()
-    if kind == "i" and n and a.min() > np.iinfo(np.int64).min:
-        if interpreted:   # numpy prints ints as str() does
-            a, kind = a.astype("S20"), "S"
-        else:
-            out = np.empty(20 * n, dtype=np.uint8)
-            _int_ids(a.astype(np.int64, copy=False), out, start, end, hashes)
-            return out, start, end
-    if kind == "U":
-        w = max(a.dtype.itemsize // 4, 1)
-        flat = np.ascontiguousarray(a, dtype=f"<U{w}").view(np.uint32).ravel()
-        if interpreted:
-            if flat.size == 0 or flat.max() < 128:
-                a, kind = flat.astype(np.uint8).view(f"S{w}"), "S"
-            else:
-                a, kind = a.astype(object), "O"
-        else:
-            out = np.empty(n * w, dtype=np.uint8)
-            if _ucs4_ids(flat, w, out, start, end, hashes) == 0:  # ASCII: a byte per character
-                return out, start, end
-            a, kind = a.astype(object), "O"
-    if kind == "S":
-        w = max(a.dtype.itemsize, 1)
-        flat = np.ascontiguousarray(a, dtype=f"S{w}").view(np.uint8).ravel()
-        if interpreted:
-            start, end = _fixed_np(flat.reshape(n, w))
-            if dh is not None:
-                dh[:] = _fnv1a_np(flat, start, end)
-        else:
-            _fixed_ids(flat, w, start, end, hashes)
-        return flat, start, end
-    if kind == "f" and np.isnan(a).any():
+    a, done = _typed_id_bytes(a, start, end, hashes, dh)
+    if done is not None:
+        return done
+    if a.dtype.kind == "f" and np.isnan(a).any():
         i = int(np.flatnonzero(np.isnan(a))[0])
         raise ValueError(f"{name}: row {i if rows is None else int(rows[i])}: {what} is missing")
-    if kind != "O":
+    if a.dtype.kind != "O":
         a = a.astype(object)
-    try:
-        text = "\n".join(a.tolist())  # str ids: one join, one encode, one pass for the spans
-    except TypeError:
-        text = None
-    if text is not None:
-        data = text.encode("utf-8")
-        buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
-        if interpreted:
-            newlines = np.flatnonzero(buf == 10)
-            split = newlines.size == n - 1   # no id holds a newline
-            if split:
-                start[0] = 0
-                start[1:] = newlines + 1
-                end[:-1] = newlines
-                end[-1] = buf.size
-        else:
-            split = _split_spans(buf, n, start, end) == n - 1
-        if split:
-            if dh is not None:
-                if interpreted:
-                    dh[:] = _fnv1a_np(buf, start, end)
-                else:
-                    _hash_spans(buf, start, end, dh)
-            return buf, start, end
+    done = _joined_id_bytes(a, start, end, dh)
+    if done is not None:
+        return done
     enc = []
     for i, x in enumerate(a.tolist()):
         if isinstance(x, bytes):
@@ -342,11 +298,91 @@ def _id_bytes(a: np.ndarray, what: str, name: str, rows=None, dh=None):
     start[:] = end - lens
     data = b"".join(enc)
     buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+    _hash_into(buf, start, end, dh)
+    return buf, start, end
+
+
+def _hash_into(buf, start, end, dh) -> None:
+    """Each span's FNV-1a into ``dh`` (where given): the kernel, or NumPy where interpreted."""
     if dh is not None:
-        if interpreted:
-            dh[:] = _fnv1a_np(buf, start, end)
-        else:
+        if _jit.compiled():
             _hash_spans(buf, start, end, dh)
+        else:
+            dh[:] = _fnv1a_np(buf, start, end)
+
+
+def _typed_id_bytes(a, start, end, hashes, dh):
+    """:func:`_id_bytes` for integer, numpy ``U`` and ``S`` arrays: ``(a, (buf, start, end))``,
+    or ``(a, None)`` with ``a`` as an array that the str paths take (``U`` beyond ASCII as
+    object, others as they came)."""
+    n = a.shape[0]
+    kind = a.dtype.kind
+    if kind == "u" and n and a.max() <= np.iinfo(np.int64).max:
+        a, kind = a.astype(np.int64), "i"
+    interpreted = not _jit.compiled()
+    if kind == "i" and n and a.min() > np.iinfo(np.int64).min:
+        if interpreted:   # numpy prints ints as str() does
+            a, kind = a.astype("S20"), "S"
+        else:
+            a = a.astype(np.int64, copy=False)
+            _int_lengths(a, end)
+            np.cumsum(end, out=end)
+            start[0] = 0
+            start[1:] = end[:-1]
+            out = np.empty(int(end[-1]), dtype=np.uint8)
+            _int_ids(a, out, start, end, hashes, _PAIRS)
+            return a, (out, start, end)
+    if kind == "U":
+        w = max(a.dtype.itemsize // 4, 1)
+        flat = np.ascontiguousarray(a, dtype=f"<U{w}").view(np.uint32).ravel()
+        if interpreted:
+            if flat.size == 0 or flat.max() < 128:
+                a, kind = flat.astype(np.uint8).view(f"S{w}"), "S"
+            else:
+                return a.astype(object), None
+        else:
+            out = np.empty(n * w, dtype=np.uint8)
+            if _ucs4_bytes(flat, out) == 0:  # ASCII: a byte per character, NULs where numpy pads
+                _fixed_ids(out, w, start, end, hashes)
+                return a, (out, start, end)
+            return a.astype(object), None
+    if kind == "S":
+        w = max(a.dtype.itemsize, 1)
+        flat = np.ascontiguousarray(a, dtype=f"S{w}").view(np.uint8).ravel()
+        if interpreted:
+            start[:], end[:] = _fixed_np(flat.reshape(n, w))
+            if dh is not None:
+                dh[:] = _fnv1a_np(flat, start, end)
+        else:
+            _fixed_ids(flat, w, start, end, hashes)
+        return a, (flat, start, end)
+    return a, None
+
+
+def _joined_id_bytes(a, start, end, dh):
+    """:func:`_id_bytes` for an object array of str: one join, one encode, the spans where the
+    newlines are; None where ``a`` holds anything else or an id holds a newline."""
+    n = a.shape[0]
+    try:
+        text = "\n".join(a.tolist())  # str ids: one join, one encode, one pass for the spans
+    except TypeError:
+        return None
+    data = text.encode("utf-8")
+    del text
+    buf = np.frombuffer(data, dtype=np.uint8) if data else np.zeros(0, dtype=np.uint8)
+    if _jit.compiled():
+        split = _split_spans(buf, n, start, end) == n - 1
+    else:
+        newlines = np.flatnonzero(buf == 10)
+        split = newlines.size == n - 1   # no id holds a newline
+        if split:
+            start[0] = 0
+            start[1:] = newlines + 1
+            end[:-1] = newlines
+            end[-1] = buf.size
+    if not split:
+        return None
+    _hash_into(buf, start, end, dh)
     return buf, start, end
 
 

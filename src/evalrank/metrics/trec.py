@@ -48,26 +48,68 @@ def ideal_gains(judged: np.ndarray, judged_offsets: np.ndarray) -> tuple[np.ndar
     + offsets): trec_eval's ideal ranking."""
     judged = np.asarray(judged, dtype=np.int64)
     judged_offsets = np.asarray(judged_offsets, dtype=np.int64)
-    seg = np.repeat(np.arange(judged_offsets.size - 1), np.diff(judged_offsets))
+    nq = judged_offsets.size - 1
+    seg = np.repeat(np.arange(nq), np.diff(judged_offsets))
     keep = judged > 0
     g, s = judged[keep], seg[keep]
-    order = np.lexsort((-g, s))
-    sizes = np.bincount(s, minlength=judged_offsets.size - 1)
-    return g[order], np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    sizes = np.bincount(s, minlength=nq)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    top = int(g.max(initial=0))
+    if nq * (top + 1) < 2 ** 62:   # one sort of one key: topic, then gain decreasing
+        key = np.sort(s * (top + 1) + (top - g))
+        return top - key % (top + 1), offsets
+    return g[np.lexsort((-g, s))], offsets
+
+
+@njit(cache=True, inline="always")
+def _topic_ideal(judged, jl, jh, level):
+    """(R: the judgments ``judged[jl:jh]`` at or above ``level``, the positive ones ascending:
+    the ideal ranking read from the end)."""
+    R = 0
+    npos = 0
+    for p in range(jl, jh):
+        g = judged[p]
+        if g >= level:
+            R += 1
+        if g > 0:
+            npos += 1
+    pos = np.empty(npos, dtype=np.int64)
+    k = 0
+    for p in range(jl, jh):
+        g = judged[p]
+        if g > 0:
+            if npos > 64:
+                pos[k] = g
+            else:   # few: an insertion sort
+                i = k
+                while i > 0 and pos[i - 1] > g:
+                    pos[i] = pos[i - 1]
+                    i -= 1
+                pos[i] = g
+            k += 1
+    if npos > 64:
+        pos.sort()
+    return R, pos
 
 
 @njit(cache=True, parallel=True)
-def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out_cut):
+def _kernel(rels, offsets, judged, judged_offsets, level, ks, out_scalar, out_cut):
     """``out_scalar[q]``: num_ret, num_rel, num_rel_ret, map, Rprec, recip_rank, ndcg;
-    ``out_cut[q, c, j]`` at cut-off ``ks[j]``: c = P, recall, ndcg_cut, map_cut, success."""
+    ``out_cut[q, c, j]`` at cut-off ``ks[j]``: c = P, recall, ndcg_cut, map_cut, success.
+    R and the ideal ranking (the positive judgments, decreasing) come from ``judged``."""
     nq = offsets.shape[0] - 1
     nk = ks.shape[0]
+    longest = 0
+    for q in range(nq):
+        longest = max(longest, offsets[q + 1] - offsets[q], judged_offsets[q + 1] - judged_offsets[q])
+    lg = np.empty(longest, dtype=np.float64)   # log2(rank + 1): each computed once, divided by as before
+    for i in range(longest):
+        lg[i] = math.log2(i + 2.0)
     for q in prange(nq):
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        R = num_rel[q]
-        il = ideal_off[q]
-        ni = ideal_off[q + 1] - il
+        R, ideal = _topic_ideal(judged, judged_offsets[q], judged_offsets[q + 1], level)
+        ni = ideal.shape[0]
         rel_so_far = 0
         ap = 0.0
         rr = 0.0
@@ -86,7 +128,7 @@ def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out
                 j += 1
             r = rels[lo + i]
             if r > 0:
-                dcg += r / math.log2(i + 2.0)
+                dcg += r / lg[i]
             if r >= level:
                 rel_so_far += 1
                 ap_at += rel_so_far / (i + 1.0)
@@ -109,7 +151,7 @@ def _kernel(rels, offsets, num_rel, ideal, ideal_off, level, ks, out_scalar, out
             while j < nk and ks[j] == i:
                 out_cut[q, 2, j] = out_cut[q, 2, j] / idcg if idcg > 0 else 0.0
                 j += 1
-            idcg += ideal[il + i] / math.log2(i + 2.0)
+            idcg += np.float64(ideal[ni - 1 - i]) / lg[i]
         while j < nk:
             out_cut[q, 2, j] = out_cut[q, 2, j] / idcg if idcg > 0 else 0.0
             j += 1
@@ -147,13 +189,9 @@ def trec_measures(rels, offsets, judged, judged_offsets, *, cutoffs=(), relevanc
     if ks.size and ks[0] < 1:
         raise ValueError(f"cutoffs must be positive, got {list(cutoffs)}")
     nq = offsets.size - 1
-    seg = np.repeat(np.arange(nq), np.diff(judged_offsets))
-    num_rel = np.bincount(seg, weights=(judged >= relevance_level), minlength=nq).astype(np.int64)
-    ideal, ideal_off = ideal_gains(judged, judged_offsets)
     out_scalar = np.zeros((nq, len(SCALARS)))
     out_cut = np.zeros((nq, len(CUT), ks.size))
-    _kernel(rels, offsets, num_rel, ideal.astype(np.float64), ideal_off, int(relevance_level), ks, out_scalar,
-            out_cut)
+    _kernel(rels, offsets, judged, judged_offsets, int(relevance_level), ks, out_scalar, out_cut)
     res = {name: out_scalar[:, i] for i, name in enumerate(SCALARS)}
     for c, name in enumerate(CUT):
         for j, k in enumerate(ks.tolist()):
