@@ -330,22 +330,80 @@ def test_the_ucs4_kernel_counts_characters_beyond_ascii(mode):
 
 @pytest.mark.parametrize("mode", ["python", "numba"])
 def test_the_int_kernels_write_str_of_each_value(mode):
-    """Integer ids as text: lengths, then the digits two at a time from the end, and the hash
-    of the text (the reader's FNV-1a)."""
+    """Integer ids as text: lengths, then the digits two at a time from the end."""
     from evalrank import _jit
-    from evalrank.data.trec import fnv1a
     from evalrank.evaluation.evaluate import _PAIRS, _int_ids, _int_lengths
 
     a = np.array([0, -1, 5, 9, 10, 11, 99, 100, 101, -100, 999, 1000, 123456789, -9223372036854775807,
                   9223372036854775807, 10 ** 18, 10 ** 18 - 1], dtype=np.int64)
     want = [str(v).encode() for v in a.tolist()]
-    lens, dh = np.empty(a.size, np.int64), np.empty(a.size, np.uint64)
+    lens = np.empty(a.size, np.int64)
     with _jit.mode(mode):
         _int_lengths(a, lens)
         end = np.cumsum(lens)
         start = end - lens
         out = np.zeros(int(end[-1]), dtype=np.uint8)
-        _int_ids(a, out, start, end, dh, _PAIRS)
+        _int_ids(a, out, start, end, _PAIRS)
     data = out.tobytes()
     assert [data[s:e] for s, e in zip(start, end)] == want
-    assert dh.tolist() == [int(fnv1a(data, int(s), int(e))) for s, e in zip(start, end)]
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_runs_of_equal_fixed_width_ids_a_word_at_a_time(mode):
+    """Query ids of numpy S and U of every width (rows compared 8, 4, 2 or 1 bytes a step, as
+    width and alignment allow; a field of a packed structured array is unaligned): the first
+    row of every run of equal ids, as NumPy finds them."""
+    from evalrank import _jit
+    from evalrank.evaluation.evaluate import _runs_of_equal
+
+    rng = np.random.default_rng(9)
+    for width in range(1, 18):
+        words = np.array(["".join(rng.choice(list("ab\x00"), width)) for _ in range(6)], dtype=object)
+        ids = words[np.repeat(rng.integers(0, 6, 40), rng.integers(1, 4, 40))]
+        for arr in (ids.astype(f"U{width}"), ids.astype(f"U{width}").astype(f"S{width}")):
+            packed = np.zeros(arr.size, dtype=[("pad", "u1"), ("id", arr.dtype)])
+            packed["id"] = arr
+            want = np.flatnonzero(np.concatenate(([True], arr[1:] != arr[:-1])))
+            with _jit.mode(mode):
+                for a in (arr, packed["id"]):
+                    np.testing.assert_array_equal(_runs_of_equal(a), want)
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_the_fixed_width_kernel_spans_and_hashes_as_numpy_does(mode):
+    """numpy S ids four at a time (hashes interleaved) and the rest one by one: the spans
+    NumPy's trailing-NUL rule gives and the reader's FNV-1a, any count and padding."""
+    from evalrank import _jit
+    from evalrank.evaluation.evaluate import _fixed_ids, _fixed_np, _fnv1a_np
+
+    rng = np.random.default_rng(10)
+    for n in (0, 1, 3, 4, 5, 8, 11):
+        for w in (1, 3, 8, 13):
+            raw = rng.choice(np.array([0, 0, 97, 98, 255], dtype=np.uint8), size=n * w)
+            flat = raw.copy()
+            start, end, dh = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.uint64)
+            with _jit.mode(mode):
+                _fixed_ids(flat, w, start, end, dh)
+            ws, we = _fixed_np(flat.reshape(n, w))
+            np.testing.assert_array_equal(start, ws)
+            np.testing.assert_array_equal(end, we)
+            np.testing.assert_array_equal(dh, _fnv1a_np(flat, ws, we))
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_the_span_hash_kernel_is_fnv1a_of_each_span(mode):
+    """Spans of any length (empty ones too) hashed four at a time and the rest one by one: the
+    reader's FNV-1a of each."""
+    from evalrank import _jit
+    from evalrank.data.trec import fnv1a
+    from evalrank.evaluation.evaluate import _hash_spans
+
+    rng = np.random.default_rng(12)
+    data = rng.integers(0, 256, 400, dtype=np.uint8)
+    for n in (0, 1, 4, 6, 9, 17):
+        start = rng.integers(0, 200, n).astype(np.int64)
+        end = start + rng.integers(0, 30, n)
+        dh = np.empty(n, np.uint64)
+        with _jit.mode(mode):
+            _hash_spans(data, start, end, dh)
+        assert dh.tolist() == [int(fnv1a(data.tobytes(), int(s), int(e))) for s, e in zip(start, end)]

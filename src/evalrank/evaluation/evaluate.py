@@ -120,9 +120,48 @@ def _column(cols, names, what, kind):
     raise ValueError(f"{kind}: no {what} column; expected one of {list(names)}, got {list(cols)}")
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _unpadded(flat, p, w):
+    """The length of the id at ``flat[p:p + w]``: trailing NULs dropped, as numpy drops them."""
+    m = w
+    while m > 0 and flat[p + m - 1] == 0:
+        m -= 1
+    return m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fnv_more(flat, p, lo, hi, h):
+    """FNV-1a ``h`` carried on over ``flat[p + lo:p + hi]``."""
+    for c in range(lo, hi):
+        h = (h ^ flat[p + c]) * np.uint64(1099511628211)
+    return h
+
+
 @njit(cache=True, parallel=True, wraparound=True)
 def _hash_spans(buf, ds, de, out):
-    for i in prange(len(ds)):
+    """FNV-1a of each span ``buf[ds[i]:de[i]]`` into ``out``, four spans at a time (four
+    hashes in flight over their common length, then each one's rest)."""
+    n = len(ds)
+    nb = n // 4
+    off = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    for b in prange(nb):
+        i = 4 * b
+        s0, s1, s2, s3 = ds[i], ds[i + 1], ds[i + 2], ds[i + 3]
+        m0, m1, m2, m3 = de[i] - s0, de[i + 1] - s1, de[i + 2] - s2, de[i + 3] - s3
+        lo = max(min(min(m0, m1), min(m2, m3)), 0)
+        u0, u1, u2, u3 = np.uint64(s0), np.uint64(s1), np.uint64(s2), np.uint64(s3)
+        h0, h1, h2, h3 = off, off, off, off
+        for c in range(np.uint64(lo)):   # unsigned indices: no negative-index test
+            h0 = (h0 ^ buf[u0 + c]) * prime
+            h1 = (h1 ^ buf[u1 + c]) * prime
+            h2 = (h2 ^ buf[u2 + c]) * prime
+            h3 = (h3 ^ buf[u3 + c]) * prime
+        out[i] = _fnv_more(buf, s0, lo, m0, h0)
+        out[i + 1] = _fnv_more(buf, s1, lo, m1, h1)
+        out[i + 2] = _fnv_more(buf, s2, lo, m2, h2)
+        out[i + 3] = _fnv_more(buf, s3, lo, m3, h3)
+    for i in range(4 * nb, n):
         out[i] = fnv1a(buf, ds[i], de[i])
 
 
@@ -149,16 +188,39 @@ def _split_spans(buf, n, start, end):
 def _fixed_ids(flat, w, start, end, dh):
     """Spans of the ids of a (n, w) array of bytes padded with NULs (numpy ``S``), given as its
     flat view: id i is ``flat[i * w:i * w + length]``, trailing NULs dropped as numpy drops
-    them; its hash into ``dh`` (when ``dh`` has an entry per id)."""
-    for i in prange(len(start)):
+    them; its FNV-1a hash into ``dh`` (when ``dh`` has an entry per id), four ids at a time
+    (four hashes in flight: one alone waits on each multiply)."""
+    n = len(start)
+    nb = n // 4
+    off = np.uint64(14695981039346656037)
+    prime = np.uint64(1099511628211)
+    for b in prange(nb):
+        p0 = 4 * b * w
+        p1, p2, p3 = p0 + w, p0 + 2 * w, p0 + 3 * w
+        m0, m1, m2, m3 = _unpadded(flat, p0, w), _unpadded(flat, p1, w), _unpadded(flat, p2, w), _unpadded(flat, p3, w)
+        start[4 * b], start[4 * b + 1], start[4 * b + 2], start[4 * b + 3] = p0, p1, p2, p3
+        end[4 * b], end[4 * b + 1], end[4 * b + 2], end[4 * b + 3] = p0 + m0, p1 + m1, p2 + m2, p3 + m3
+        if len(dh) == 0:
+            continue
+        lo = min(min(m0, m1), min(m2, m3))
+        u0, u1, u2, u3 = np.uint64(p0), np.uint64(p1), np.uint64(p2), np.uint64(p3)
+        h0, h1, h2, h3 = off, off, off, off
+        for c in range(np.uint64(lo)):   # unsigned indices: no negative-index test
+            h0 = (h0 ^ flat[u0 + c]) * prime
+            h1 = (h1 ^ flat[u1 + c]) * prime
+            h2 = (h2 ^ flat[u2 + c]) * prime
+            h3 = (h3 ^ flat[u3 + c]) * prime
+        dh[4 * b] = _fnv_more(flat, p0, lo, m0, h0)
+        dh[4 * b + 1] = _fnv_more(flat, p1, lo, m1, h1)
+        dh[4 * b + 2] = _fnv_more(flat, p2, lo, m2, h2)
+        dh[4 * b + 3] = _fnv_more(flat, p3, lo, m3, h3)
+    for i in range(4 * nb, n):
         p = i * w
-        m = w
-        while m > 0 and flat[p + m - 1] == 0:
-            m -= 1
+        m = _unpadded(flat, p, w)
         start[i] = p
         end[i] = p + m
         if len(dh) > 0:
-            dh[i] = fnv1a(flat, p, p + m)
+            dh[i] = _fnv_more(flat, p, 0, m, off)
 
 
 @njit(cache=True, parallel=True)
@@ -192,11 +254,11 @@ def _int_lengths(a, lens):
 _PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), dtype=np.uint8).copy()
 
 
-@njit(cache=True, parallel=True, wraparound=True)
-def _int_ids(a, out, start, end, dh, pairs):
+@njit(cache=True, parallel=True)
+def _int_ids(a, out, start, end, pairs):
     """The decimal text of each int64 (``str(v)``) into ``out[start[i]:end[i]]`` (spans sized
-    by :func:`_int_lengths`), written from its end two digits at a time, and its hash into
-    ``dh`` (when ``dh`` has an entry per value)."""
+    by :func:`_int_lengths`), written from its end two digits at a time (hashed afterwards,
+    four at a time: :func:`_hash_spans`)."""
     for i in prange(len(a)):
         v = a[i]
         q = end[i]
@@ -216,8 +278,6 @@ def _int_ids(a, out, start, end, dh, pairs):
             out[q + 1] = pairs[2 * np.int64(u) + 1]
         else:
             out[q - 1] = np.uint8(48 + np.int64(u))
-        if len(dh) > 0:
-            dh[i] = fnv1a(out, start[i], end[i])
 
 
 def _fnv1a_np(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
@@ -330,7 +390,8 @@ def _typed_id_bytes(a, start, end, hashes, dh):
             start[0] = 0
             start[1:] = end[:-1]
             out = np.empty(int(end[-1]), dtype=np.uint8)
-            _int_ids(a, out, start, end, hashes, _PAIRS)
+            _int_ids(a, out, start, end, _PAIRS)
+            _hash_into(out, start, end, dh)
             return a, (out, start, end)
     if kind == "U":
         w = max(a.dtype.itemsize // 4, 1)
@@ -411,8 +472,15 @@ def _runs_of_equal(a: np.ndarray):
     if n < 2 or kind not in "OiuSU":
         return None
     if kind in "SU":
-        w = max(a.dtype.itemsize // (4 if kind == "U" else 1), 1)
-        flat = np.ascontiguousarray(a).view(np.uint32 if kind == "U" else np.uint8).ravel()
+        b = np.ascontiguousarray(a)
+        size = b.dtype.itemsize
+        word = 4 if kind == "U" else 1
+        for k in (8, 4, 2):   # rows compared a word at a time: the widest that divides a row
+            if k > word and size % k == 0 and b.ctypes.data % k == 0:
+                word = k
+                break
+        w = max(size // word, 1)
+        flat = b.view(f"u{word}").ravel()
         if _jit.compiled():
             changes = np.empty(n, dtype=np.bool_)
             _fixed_changes(flat, w, changes)
