@@ -21,6 +21,15 @@ which is non-negative by construction; rows are renormalized to remove
 rounding. Score = the expected grade ``sum_k c_k`` (McRank's ranking
 score). A threshold with only one class in the training data (e.g. no
 grade-4 example) gets the constant ``c_k`` 0 or 1, no forest.
+
+``backend="lightgbm"`` grows each cumulative forest with LightGBM instead
+(:func:`evalrank.models.forest.fit_lightgbm_forest`, the same bags, parameter
+mapping and seeds as ``rf``'s, streams ``("models", "ordinal_rf", k)``): a
+regression forest on the 0/1 target ``y > k``. For a 0/1 target the squared
+error's decrease is half the Gini decrease, so the trees split as a Gini
+classification forest does, and a leaf's output is its in-bag weighted share of
+``y > k``, scikit-learn's leaf class frequency; ``c_k`` is the forest's mean
+prediction (LightGBM's).
 """
 
 from __future__ import annotations
@@ -29,7 +38,14 @@ import numpy as np
 
 from evalrank import seeds
 from evalrank.models import RankingModel, check_features, normalize_rows
-from evalrank.models.forest import forest_kwargs, refit_with_all_trees, search_with_fewer_trees
+from evalrank.models.forest import (
+    check_backend,
+    fit_lightgbm_forest,
+    forest_kwargs,
+    lightgbm_forest_mean,
+    refit_with_all_trees,
+    search_with_fewer_trees,
+)
 from evalrank.progress import progress
 
 __all__ = ["OrdinalForestModel", "monotone_cumulative", "cumulative_to_proba"]
@@ -56,11 +72,13 @@ class OrdinalForestModel(RankingModel):
 
     Parameters (tunable): ``n_estimators`` (trees per cumulative forest),
     ``max_features``, ``min_samples_leaf``, ``max_depth``, ``max_samples``,
-    ``tune_n_estimators`` (:func:`evalrank.models.forest.search_with_fewer_trees`).
+    ``tune_n_estimators`` (:func:`evalrank.models.forest.search_with_fewer_trees`),
+    ``backend`` (``"sklearn"``, the default when left out, or ``"lightgbm"``; module docstring).
     """
 
     name = "ordinal_rf"
-    param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples", "tune_n_estimators")
+    param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples", "tune_n_estimators",
+                   "backend")
 
     @classmethod
     def default_params(cls):
@@ -73,6 +91,7 @@ class OrdinalForestModel(RankingModel):
     def _fit_one(self, train, vali, params):
         from sklearn.ensemble import RandomForestClassifier
 
+        lightgbm = check_backend(params) == "lightgbm"
         X = np.asarray(train.features, dtype=np.float32)
         y = train.labels.astype(np.int64)
         parts = []
@@ -80,6 +99,10 @@ class OrdinalForestModel(RankingModel):
             target = y > k
             if target.all() or not target.any():
                 parts.append(float(target[0]))
+                continue
+            if lightgbm:
+                parts.append(fit_lightgbm_forest(X, target.astype(np.float64), params, seed=self.seed,
+                                                 stream=("models", self.name, k), n_jobs=self.n_jobs))
                 continue
             forest = RandomForestClassifier(
                 **forest_kwargs(params),
@@ -108,6 +131,9 @@ class OrdinalForestModel(RankingModel):
         for k, part in enumerate(state["parts"]):
             if isinstance(part, float):
                 c[:, k] = part
+                continue
+            if "boosters" in part:  # backend lightgbm
+                c[:, k] = lightgbm_forest_mean(part, X, self.n_jobs)
                 continue
             forest = part["forest"]
             forest.n_jobs = self.n_jobs
