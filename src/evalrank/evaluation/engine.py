@@ -350,40 +350,51 @@ def _match_topic(idx, m, e, qc, ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_d
             s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
 
 
-@njit(cache=True, parallel=True, lists=("qid", "dh", "ds", "de", "buf"))
-def _index_topics(qid, dh, ds, de, buf, jo, srow, sdh, dup_row, dup_prev):
-    """Group the judgments by topic (counting sort: ``srow``/``sdh`` in topic order, file order
-    within a topic); the first line of a topic that repeats an earlier judgment of it goes to
-    ``dup_row[c]`` (the earlier line to ``dup_prev[c]``)."""
+@njit(cache=True, parallel=True, lists=("qid", "dh", "ds", "de", "buf", "value"))
+def _index_topics(qid, dh, ds, de, buf, value, jo, srow, sdh, jval, dup_row, dup_prev):
+    """Group the judgments by topic (counting sort: ``srow``/``sdh``/``jval`` (relevance) in
+    topic order, file order within a topic); the first line of a topic that repeats an earlier
+    judgment of it goes to ``dup_row[c]`` (the earlier line to ``dup_prev[c]``): a hash table
+    per topic, the topics in blocks, each block with its table."""
     n_codes = len(jo) - 1
     fill = jo[:-1].copy()
+    big = 1
+    for c in range(n_codes):
+        big = max(big, jo[c + 1] - jo[c])
     for j in range(len(qid)):
         c = qid[j]
         p = fill[c]
         srow[p] = j
         sdh[p] = dh[j]
+        jval[p] = np.int64(value[j])
         fill[c] = p + 1
-    for c in prange(n_codes):
-        k = jo[c + 1] - jo[c]
-        size = 1
-        while size < 2 * k:
-            size *= 2
-        tab = np.full(size, -1, dtype=np.int64)
-        mask = np.uint64(size - 1)
-        for p in range(jo[c], jo[c + 1]):
-            h = sdh[p]
-            s = np.int64(h & mask)
-            while True:
-                t = tab[s]
-                if t < 0:
-                    tab[s] = p
-                    break
-                if sdh[t] == h and _same(buf, ds[srow[t]], de[srow[t]], buf, ds[srow[p]], de[srow[p]]):
-                    if dup_row[c] < 0:
-                        dup_row[c] = srow[p]
-                        dup_prev[c] = srow[t]
-                    break
-                s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
+    cap = 1
+    while cap < 2 * big:
+        cap *= 2
+    nb = min(n_codes, 64)
+    for b in prange(nb):
+        tab = np.empty(cap, dtype=np.int64)
+        for c in range(b * n_codes // nb, (b + 1) * n_codes // nb):
+            k = jo[c + 1] - jo[c]
+            size = 1
+            while size < 2 * k:
+                size *= 2
+            tab[:size] = -1
+            mask = np.uint64(size - 1)
+            for p in range(jo[c], jo[c + 1]):
+                h = sdh[p]
+                s = np.int64(h & mask)
+                while True:
+                    t = tab[s]
+                    if t < 0:
+                        tab[s] = p
+                        break
+                    if sdh[t] == h and _same(buf, ds[srow[t]], de[srow[t]], buf, ds[srow[p]], de[srow[p]]):
+                        if dup_row[c] < 0:
+                            dup_row[c] = srow[p]
+                            dup_prev[c] = srow[t]
+                        break
+                    s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
 
 
 @dataclass(frozen=True, eq=False)
@@ -414,11 +425,12 @@ def index_qrels(qrels: TrecFile) -> QrelsIndex:
     np.cumsum(np.bincount(qrels.qid, minlength=nq), out=jo[1:])
     srow = np.empty(n, dtype=np.int32 if n < 2 ** 31 - 1 else np.int64)
     sdh = np.empty(n, dtype=np.uint64)
+    jval = np.empty(n, dtype=np.int64)
     dup_row = np.full(nq, -1, dtype=np.int64)
     dup_prev = np.full(nq, -1, dtype=np.int64)
-    _index_topics(qrels.qid, qrels.doc_hash, qrels.doc_start, qrels.doc_end, qrels.buf, jo, srow, sdh, dup_row,
-                  dup_prev)
-    return QrelsIndex(qrels, qrels.value[srow].astype(np.int64), jo, srow, sdh, dup_row, dup_prev)
+    _index_topics(qrels.qid, qrels.doc_hash, qrels.doc_start, qrels.doc_end, qrels.buf, qrels.value, jo, srow, sdh,
+                  jval, dup_row, dup_prev)
+    return QrelsIndex(qrels, jval, jo, srow, sdh, dup_row, dup_prev)
 
 
 @dataclass(frozen=True, eq=False)
