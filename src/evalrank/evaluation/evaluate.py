@@ -137,30 +137,34 @@ def _fnv_more(flat, p, lo, hi, h):
     return h
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fnv4(buf, s0, s1, s2, s3, m0, m1, m2, m3):
+    """FNV-1a of the four ids ``buf[s_k:s_k + m_k]``, four hashes in flight over their common
+    length (one alone waits on each multiply), then each one's rest."""
+    lo = max(min(min(m0, m1), min(m2, m3)), 0)
+    prime = np.uint64(1099511628211)
+    u0, u1, u2, u3 = np.uint64(s0), np.uint64(s1), np.uint64(s2), np.uint64(s3)
+    h0 = h1 = h2 = h3 = np.uint64(14695981039346656037)
+    for c in range(np.uint64(lo)):   # unsigned indices: no negative-index test
+        h0 = (h0 ^ buf[u0 + c]) * prime
+        h1 = (h1 ^ buf[u1 + c]) * prime
+        h2 = (h2 ^ buf[u2 + c]) * prime
+        h3 = (h3 ^ buf[u3 + c]) * prime
+    return (_fnv_more(buf, s0, lo, m0, h0), _fnv_more(buf, s1, lo, m1, h1),
+            _fnv_more(buf, s2, lo, m2, h2), _fnv_more(buf, s3, lo, m3, h3))
+
+
 @njit(cache=True, parallel=True, wraparound=True)
 def _hash_spans(buf, ds, de, out):
     """FNV-1a of each span ``buf[ds[i]:de[i]]`` into ``out``, four spans at a time (four
     hashes in flight over their common length, then each one's rest)."""
     n = len(ds)
     nb = n // 4
-    off = np.uint64(14695981039346656037)
-    prime = np.uint64(1099511628211)
     for b in prange(nb):
         i = 4 * b
         s0, s1, s2, s3 = ds[i], ds[i + 1], ds[i + 2], ds[i + 3]
-        m0, m1, m2, m3 = de[i] - s0, de[i + 1] - s1, de[i + 2] - s2, de[i + 3] - s3
-        lo = max(min(min(m0, m1), min(m2, m3)), 0)
-        u0, u1, u2, u3 = np.uint64(s0), np.uint64(s1), np.uint64(s2), np.uint64(s3)
-        h0, h1, h2, h3 = off, off, off, off
-        for c in range(np.uint64(lo)):   # unsigned indices: no negative-index test
-            h0 = (h0 ^ buf[u0 + c]) * prime
-            h1 = (h1 ^ buf[u1 + c]) * prime
-            h2 = (h2 ^ buf[u2 + c]) * prime
-            h3 = (h3 ^ buf[u3 + c]) * prime
-        out[i] = _fnv_more(buf, s0, lo, m0, h0)
-        out[i + 1] = _fnv_more(buf, s1, lo, m1, h1)
-        out[i + 2] = _fnv_more(buf, s2, lo, m2, h2)
-        out[i + 3] = _fnv_more(buf, s3, lo, m3, h3)
+        out[i], out[i + 1], out[i + 2], out[i + 3] = _fnv4(
+            buf, s0, s1, s2, s3, de[i] - s0, de[i + 1] - s1, de[i + 2] - s2, de[i + 3] - s3)
     for i in range(4 * nb, n):
         out[i] = fnv1a(buf, ds[i], de[i])
 
@@ -193,27 +197,14 @@ def _fixed_ids(flat, w, start, end, dh):
     n = len(start)
     nb = n // 4
     off = np.uint64(14695981039346656037)
-    prime = np.uint64(1099511628211)
     for b in prange(nb):
         p0 = 4 * b * w
         p1, p2, p3 = p0 + w, p0 + 2 * w, p0 + 3 * w
         m0, m1, m2, m3 = _unpadded(flat, p0, w), _unpadded(flat, p1, w), _unpadded(flat, p2, w), _unpadded(flat, p3, w)
         start[4 * b], start[4 * b + 1], start[4 * b + 2], start[4 * b + 3] = p0, p1, p2, p3
         end[4 * b], end[4 * b + 1], end[4 * b + 2], end[4 * b + 3] = p0 + m0, p1 + m1, p2 + m2, p3 + m3
-        if len(dh) == 0:
-            continue
-        lo = min(min(m0, m1), min(m2, m3))
-        u0, u1, u2, u3 = np.uint64(p0), np.uint64(p1), np.uint64(p2), np.uint64(p3)
-        h0, h1, h2, h3 = off, off, off, off
-        for c in range(np.uint64(lo)):   # unsigned indices: no negative-index test
-            h0 = (h0 ^ flat[u0 + c]) * prime
-            h1 = (h1 ^ flat[u1 + c]) * prime
-            h2 = (h2 ^ flat[u2 + c]) * prime
-            h3 = (h3 ^ flat[u3 + c]) * prime
-        dh[4 * b] = _fnv_more(flat, p0, lo, m0, h0)
-        dh[4 * b + 1] = _fnv_more(flat, p1, lo, m1, h1)
-        dh[4 * b + 2] = _fnv_more(flat, p2, lo, m2, h2)
-        dh[4 * b + 3] = _fnv_more(flat, p3, lo, m3, h3)
+        if len(dh) > 0:
+            dh[4 * b], dh[4 * b + 1], dh[4 * b + 2], dh[4 * b + 3] = _fnv4(flat, p0, p1, p2, p3, m0, m1, m2, m3)
     for i in range(4 * nb, n):
         p = i * w
         m = _unpadded(flat, p, w)
