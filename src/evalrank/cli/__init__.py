@@ -137,6 +137,9 @@ def main(argv=None) -> int:
     """Run one command. Every error ends as one line ``evalrank <command>: error: ...`` on
     stderr and exit status 1 (2 for bad arguments, from argparse; 130 on Ctrl-C), never a
     traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error."""
+    # before anything can load libgomp (LightGBM, numba's omp layer): both entry points,
+    # `evalrank` and `python -m evalrank`, come here first (evalrank.models._omp says why)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     words = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(str(words[0]) if words else None)
     args = parser.parse_args(argv)

@@ -9,8 +9,8 @@ the variable once, when it is loaded, so it must be in the environment before
 the first ``import lightgbm`` (or the first parallel numba kernel) of the
 process:
 
-* ``python -m evalrank`` sets it first thing (``evalrank/__main__.py``), which
-  covers every pipeline job;
+* the command line (``evalrank`` and ``python -m evalrank``) sets it first thing
+  (``evalrank.cli.main``), which covers every pipeline job;
 * importing this module sets it too. The modules that fit or hold a LightGBM
   ``Booster`` (:mod:`evalrank.models.forest`, :mod:`~evalrank.models.ordinal_forest`,
   :mod:`~evalrank.models.lambdamart`) import it at their top, so a library user's
