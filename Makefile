@@ -15,7 +15,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[workflow,test,peers]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[repro,test,peers]'
 	touch $(STAMP)
 
 # A screenful on the console (stages, progress, where outputs and logs are: evalrank/console.py);

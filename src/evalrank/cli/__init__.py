@@ -162,8 +162,10 @@ def main(argv=None) -> int:
     except Exception as e:  # a bug, or a library's own exception type: still one line
         if os.environ.get("EVALRANK_DEBUG"):
             raise
-        print(f"evalrank {args.command}: error: {type(e).__name__}: {_message(e)} "
-              "(EVALRANK_DEBUG=1 shows the traceback)", file=sys.stderr)
+        from evalrank.extras import message_for  # an optional dependency not installed: which extra
+
+        print(f"evalrank {args.command}: error: " + (message_for(e) or f"{type(e).__name__}: {_message(e)} "
+              "(EVALRANK_DEBUG=1 shows the traceback)"), file=sys.stderr)
         return 1
     finally:
         if isinstance(sys.stdout, _Stdout):

@@ -120,6 +120,7 @@ def cmd_active_estimate(a):
 def _pool(a):
     """The campaign's pool from the run(s), the label model and the costs."""
     from evalrank.active.files import calibrated_probs, model_probs, pool_from_trec
+    from evalrank.extras import require
 
     given = [o for o, v in (("--probs", a.probs), ("--calibrate-from", a.calibrate_from), ("--letor", a.letor))
              if v is not None]
@@ -133,8 +134,10 @@ def _pool(a):
     if a.probs:
         probs = a.probs
     elif a.calibrate_from:
+        require("--calibrate-from", modules=("sklearn", "mord", "threadpoolctl"))  # mord's ordered logit
         probs = calibrated_probs(a.run, a.calibrate_from, run_b=a.run_b, n_grades=a.grades)
     else:
+        require("--model")  # the zoo: any of its learners, and skops for the file
         probs = model_probs(a.letor, a.model)
     return pool_from_trec(a.run, probs, run_b=a.run_b, costs=a.costs, lengths=a.lengths)
 
@@ -154,11 +157,13 @@ def _inputs(s) -> None:
                                    "to 1, within 1e-3: renormalised; default: --calibrate-from)")
     s.add_argument("--calibrate-from", metavar="QRELS",
                    help="no label model? fit one: an ordered logit from each run's score to the grade, on the run's "
-                        "documents these qrels already judge (default: --probs)")
+                        "documents these qrels already judge (needs pip install 'evalrank[models]'; default: --probs)")
     s.add_argument("--letor", help="a LETOR file of the run's documents ('# docid = ...' comments name them): "
                                    "--model predicts their grade probabilities (default: --probs)")
     s.add_argument("--model", help="with --letor: a model of the zoo saved by the pipeline, e.g. "
-                                   "results/synthetic/fold1/models/rf.pkl (default: none)")
+                                   "results/synthetic/fold1/models/rf.pkl (a skops file: read as data, a type "
+                                   "that is not the zoo's is refused, so it runs no code; needs pip install "
+                                   "'evalrank[models]') (default: none)")
     s.add_argument("--grades", type=int, help="with --calibrate-from: grades 0..G-1 (default: the qrels' top + 1)")
     s.add_argument("--costs", help="'qid cost' per line, cost > 0 (default: one unit per query)")
     s.add_argument("--lengths", help="'qid docno length' per run document: Sawade's costs, sum of log(1 + length) "
