@@ -19,6 +19,15 @@ models train in about 70 s on two (shared) cores -- rf 19 s, ordinal_rf
 about the same with ``n_jobs=2`` while another process held one core). :data:`PAPER_GRIDS` are larger grids for full-size runs;
 Sawade et al. do not report their grids, so these are our choice:
 more trees and a wider sweep of the capacity parameters.
+
+Model files
+-----------
+:func:`save_model` writes skops files (a zip of a JSON schema and arrays, not a pickle);
+:func:`load_model` reads one as data and refuses, before anything is built, a type that is
+neither skops' default (numpy, scipy, scikit-learn estimators) nor the zoo's own
+(:func:`trusted_types`), so a hostile file cannot run code when loaded. Scores and
+probabilities of a loaded model are bit-identical to the saved one's (``tests/models``).
+skops and the learners' libraries are the ``models`` extra (``pip install 'evalrank[models]'``).
 """
 
 from __future__ import annotations
@@ -118,25 +127,78 @@ def make_model(name: str, **params) -> RankingModel:
     return MODELS[name](**params)
 
 
+#: Types of other libraries a model file may hold besides the zoo's classes and what skops
+#: trusts by default (numpy, scipy, scikit-learn estimators): the trees of scikit-learn's
+#: forests, LightGBM's boosters (read back from their text model) and the OrderedDict in a
+#: booster's state.
+LIBRARY_TYPES = ("collections.OrderedDict", "lightgbm.basic.Booster", "sklearn.tree._tree.Tree")
+#: zlib level of the model files (joblib's compress=3 before skops)
+COMPRESS_LEVEL = 3
+
+
+def trusted_types() -> list[str]:
+    """Every type a model file of :func:`save_model` may hold beyond skops' defaults: the zoo's
+    models, their feature transform and score calibrator, and :data:`LIBRARY_TYPES`."""
+    from evalrank.models import FeatureTransform
+    from evalrank.models.calibrate import GradeCalibrator
+
+    ours = (*MODELS.values(), FeatureTransform, GradeCalibrator)
+    return sorted({f"{c.__module__}.{c.__qualname__}" for c in ours} | set(LIBRARY_TYPES))
+
+
+def _skops(what: str):
+    from evalrank.extras import require
+
+    require(what, modules=("skops", "sklearn"))
+    import skops.io
+
+    return skops.io
+
+
 def save_model(model: RankingModel, path) -> None:
-    """Pickle a fitted model with joblib, atomically."""
-    import joblib
+    """Write a fitted model as a skops file (a zip of JSON and arrays: loading it runs no code,
+    :func:`load_model`), atomically."""
+    import zipfile
 
     if not isinstance(model, RankingModel):
         raise TypeError(f"model must be an evalrank RankingModel, got {type(model).__name__}")
+    sio = _skops("saving a model")
     with io.atomic_path(Path(path)) as tmp:
-        with open(tmp, "wb") as fh:
-            joblib.dump(model, fh, compress=3)
+        sio.dump(model, tmp, compression=zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL)
 
 
 def load_model(path) -> RankingModel:
-    """Load a model written by :func:`save_model`."""
-    import joblib
+    """Load a model written by :func:`save_model`. The file is read as data: a type outside
+    skops' defaults and :func:`trusted_types` is refused before anything is built (no file
+    runs code when loaded), and so is a pickle (the joblib files of earlier versions)."""
+    import zipfile
 
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"model file {path} does not exist")
-    model = joblib.load(path)
+    sio = _skops(f"loading model file {path}")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path} is not a model file of evalrank (a skops archive){_pickle_hint(path)}")
+    try:
+        found = sio.get_untrusted_types(file=path)
+    except Exception as e:  # a damaged archive, or one without skops' schema
+        raise ValueError(f"{path} is not a readable skops model file: {type(e).__name__}: {e}") from None
+    allowed = trusted_types()
+    refused = sorted(set(found) - set(allowed))
+    if refused:
+        raise ValueError(f"{path}: refused: it holds types that no model of evalrank holds ({', '.join(refused)}); "
+                         "only files written by evalrank.models.zoo.save_model are loaded")
+    model = sio.load(path, trusted=allowed)
     if not isinstance(model, RankingModel):
         raise TypeError(f"{path} does not hold an evalrank RankingModel (got {type(model).__name__})")
     return model
+
+
+def _pickle_hint(path: Path) -> str:
+    """Why a pickle is refused (it would run its code when loaded)."""
+    with open(path, "rb") as fh:
+        head = fh.read(2)
+    if head[:1] == b"\x80" or head[:1] in (b"x", b"\x1f"):  # pickle protocol 2+, or joblib's zlib/gzip
+        return ("; it looks like a pickle (the joblib .pkl files of evalrank before skops), which is never loaded: "
+                "loading a pickle runs the file's code. Train the model again (the pipeline's train rule)")
+    return ""
