@@ -13,8 +13,10 @@ evaluated on (they must be the same queries):
 ``ttest_p``
     Two-sided paired t-test: ``t = mean(d) / (sd(d) / sqrt(n))`` with the
     sample standard deviation (``n - 1``), ``p = 2 P(T_{n-1} >= |t|)``
-    (Student's t with ``n - 1`` degrees of freedom; the same as
-    :func:`scipy.stats.ttest_rel`). When every ``d_q`` is equal ``sd = 0``
+    (Student's t with ``n - 1`` degrees of freedom; computed by
+    :func:`scipy.stats.ttest_rel`, through
+    :func:`evalrank.evaluation.stats.paired_t_test`, where this table's
+    statistics live). When every ``d_q`` is equal ``sd = 0``
     and ``t`` is undefined: ``ttest_p`` is NaN, also when they are equal only
     up to rounding (``sd <= 1e-10 max_q |d_q|``, e.g. ``0.3 - 0.1`` and
     ``0.2``: ``t`` would be a quotient of rounding errors). scipy gives NaN
@@ -155,16 +157,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special, stats
 
 from evalrank import seeds
+from evalrank.evaluation.stats import (CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, EXACT_MAX, _check_level,
+                                       adjust_p, bootstrap_interval, paired_t_test, randomization_p, t_interval)
 from evalrank.metrics import risk
 
 __all__ = [
     "compare",
     "compare_table",
     "adjust_p",
-    "paired_ttest_p",
+    "paired_t_test",
     "randomization_p",
     "t_interval",
     "bootstrap_interval",
@@ -177,9 +180,6 @@ __all__ = [
     "DEFAULT_RESAMPLES",
 ]
 
-#: Multiple-testing corrections :func:`compare_table` knows.
-CORRECTIONS = ("none", "bonferroni", "holm", "bh")
-
 #: Columns of :func:`compare_table`, in order.
 COLUMNS = (
     "measure", "run", "n_queries", "mean", "mean_ci_low", "mean_ci_high",
@@ -188,200 +188,12 @@ COLUMNS = (
     "wins", "losses", "ties", "urisk", "trisk", "georisk",
 )
 
-#: The randomization test enumerates all sign flips up to this many non-zero differences.
-EXACT_MAX = 16
-
 #: Confidence interval methods (module docstring): paired Student t, BCa bootstrap.
 INTERVALS = ("t", "bootstrap")
 #: The interval defaults of :func:`compare_table` and :func:`compare` (the CLI's are tested to equal them).
 DEFAULT_INTERVAL = "t"
-DEFAULT_LEVEL = 0.95
-DEFAULT_RESAMPLES = 10_000
 
 _REQUIRED = ("run", "qid", "measure", "value")
-# signs x differences products are computed in blocks of about this many cells
-_BLOCK = 1 << 22
-
-
-# ---------------------------------------------------------------------------
-# the tests on one vector of paired differences
-# ---------------------------------------------------------------------------
-def paired_ttest_p(d) -> float:
-    """Two-sided p of the paired t-test on differences ``d`` (``n >= 2``):
-    ``t = mean(d) / (sd(d) / sqrt(n))``, ``p = 2 sf_{t, n-1}(|t|)``. NaN
-    when ``sd(d) = 0`` (every difference equal: ``t`` is undefined)."""
-    d = np.asarray(d, dtype=np.float64)
-    n = d.size
-    if n < 2:
-        raise ValueError(f"the paired t-test needs at least 2 differences, got {n}")
-    sd = d.std(ddof=1)
-    if not sd > 1e-10 * np.abs(d).max():  # every difference equal, up to rounding (0.3 - 0.1 vs 0.2)
-        return float("nan")
-    t = d.mean() / (sd / np.sqrt(n))
-    return float(min(1.0, 2.0 * stats.t.sf(abs(t), n - 1)))
-
-
-def _exceed_count(bits: np.ndarray, nz: np.ndarray, total: float, obs: float, tol: float) -> int:
-    """How many rows of ``bits`` (1 = flip that difference) give ``|T*| >= obs``:
-    ``T* = total - 2 bits @ nz``."""
-    t_star = total - 2.0 * (bits.astype(np.float64) @ nz)
-    return int(np.count_nonzero(np.abs(t_star) >= obs - tol))
-
-
-def randomization_p(d, *, permutations: int = 10_000, rng: np.random.Generator | None = None,
-                    exact_max: int = EXACT_MAX) -> tuple[float, str]:
-    """Two-sided paired randomization (sign-flip) test of ``mean(d) = 0``.
-
-    Returns ``(p, method)``, ``method`` ``"exact"`` (all ``2^m`` sign
-    vectors of the ``m`` non-zero differences, when ``m <= exact_max``) or
-    ``"monte_carlo"`` (``permutations`` random sign vectors from ``rng``,
-    ``p = (b + 1) / (permutations + 1)``). See the module docstring.
-    """
-    d = np.asarray(d, dtype=np.float64)
-    if d.ndim != 1 or d.size == 0:
-        raise ValueError(f"d must be a non-empty 1-d array of differences, got shape {d.shape}")
-    if not np.all(np.isfinite(d)):
-        raise ValueError("d contains NaN or infinite differences")
-    nz = d[d != 0]
-    m = nz.size
-    total = float(nz.sum())
-    obs = abs(total)
-    tol = 1e-10 * float(np.abs(nz).sum())
-    if m <= exact_max:
-        rows_per_block = max(1, _BLOCK // max(m, 1))
-        shifts = np.arange(m, dtype=np.int64)
-        count = 0
-        for start in range(0, 1 << m, rows_per_block):
-            k = np.arange(start, min(1 << m, start + rows_per_block), dtype=np.int64)
-            bits = ((k[:, None] >> shifts) & 1).astype(np.uint8)
-            count += _exceed_count(bits, nz, total, obs, tol)
-        return count / float(1 << m), "exact"
-    if not isinstance(permutations, (int, np.integer)) or isinstance(permutations, bool) or permutations < 1:
-        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
-    if rng is None:
-        raise ValueError("randomization_p needs an rng for the Monte Carlo test (more than exact_max differences)")
-    nbytes = (m + 7) // 8
-    rows_per_block = max(1, _BLOCK // m)
-    b = 0
-    done = 0
-    while done < permutations:
-        rows = min(rows_per_block, permutations - done)
-        raw = rng.integers(0, 256, size=(rows, nbytes), dtype=np.uint8)
-        bits = np.unpackbits(raw, axis=1, count=m)
-        b += _exceed_count(bits, nz, total, obs, tol)
-        done += rows
-    return (b + 1) / (permutations + 1), "monte_carlo"
-
-
-# ---------------------------------------------------------------------------
-# confidence intervals of a mean (of per-query values or of paired differences)
-# ---------------------------------------------------------------------------
-def _values(x, what: str) -> np.ndarray:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1 or x.size < 2:
-        raise ValueError(f"{what} needs a 1-d array of at least 2 values, got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise ValueError(f"{what}: the values contain NaN or infinity")
-    return x
-
-
-def _check_level(level) -> None:
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
-
-
-def _constant(x: np.ndarray) -> bool:
-    """Every value equal, up to rounding (the rule of :func:`paired_ttest_p`)."""
-    return not x.std(ddof=1) > 1e-10 * np.abs(x).max()
-
-
-def t_interval(x, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
-    """Student's t interval for the mean of ``x`` (``n >= 2`` values):
-    ``mean -+ t_{(1+level)/2, n-1} sd / sqrt(n)``. For paired differences
-    ``x = s - b`` it is the paired t interval of the mean difference. All
-    values equal (up to rounding): ``(mean, mean)``. Module docstring."""
-    x = _values(x, "t_interval")
-    _check_level(level)
-    m = float(x.mean())
-    if _constant(x):
-        return m, m
-    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1)) * float(x.std(ddof=1)) / np.sqrt(x.size)
-    return m - half, m + half
-
-
-def _bootstrap_means(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of ``resamples`` resamples of ``x`` with replacement: rows of
-    ``rng.integers(0, n, (rows, n))`` drawn in blocks of about ``_BLOCK`` cells
-    (one block, the same draws as scipy.stats.bootstrap's, while ``resamples n <= _BLOCK``)."""
-    n = x.size
-    rows = max(1, _BLOCK // n)
-    out = np.empty(resamples)
-    for start in range(0, resamples, rows):
-        k = min(rows, resamples - start)
-        out[start:start + k] = x[rng.integers(0, n, size=(k, n))].mean(axis=1)
-    return out
-
-
-def bootstrap_interval(x, level: float = DEFAULT_LEVEL, *, resamples: int = DEFAULT_RESAMPLES,
-                       rng: np.random.Generator) -> tuple[float, float]:
-    """The BCa bootstrap interval (Efron 1987; Efron & Tibshirani 1993,
-    Sec. 14.3) for the mean of ``x`` (``n >= 2`` values; paired differences
-    for a delta) from ``resamples`` resamples drawn from ``rng``. All values
-    equal (up to rounding): ``(mean, mean)``. Formulas in the module
-    docstring."""
-    x = _values(x, "bootstrap_interval")
-    _check_level(level)
-    if not isinstance(resamples, (int, np.integer)) or isinstance(resamples, bool) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    theta = float(x.mean())
-    if _constant(x):
-        return theta, theta
-    boot = _bootstrap_means(x, int(resamples), rng)
-    b = boot.size
-    p0 = (np.count_nonzero(boot < theta) + np.count_nonzero(boot <= theta)) / (2.0 * b)
-    z0 = float(special.ndtri(min(max(p0, 0.5 / b), 1 - 0.5 / b)))
-    jack = (x.sum() - x) / (x.size - 1)  # the means without query i
-    u = jack.mean() - jack
-    den = float((u ** 2).sum())
-    accel = float((u ** 3).sum()) / (6.0 * den ** 1.5) if den > 0 else 0.0
-    probs = []
-    for zk in (float(special.ndtri((1 - level) / 2)), float(special.ndtri((1 + level) / 2))):
-        num = z0 + zk
-        den_k = 1.0 - accel * num
-        probs.append(float(special.ndtr(z0 + num / den_k)) if den_k > 0 else (1.0 if num > 0 else 0.0))
-    low, high = np.quantile(boot, probs)
-    return float(low), float(high)
-
-
-def adjust_p(p, method: str = "holm") -> np.ndarray:
-    """Corrected p-values of one family ``p`` (any order; NaN not allowed):
-    ``"none"``, ``"bonferroni"``, ``"holm"`` (step-down) or ``"bh"``
-    (Benjamini-Hochberg step-up); formulas in the module docstring. Tied
-    p-values get the same corrected value."""
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {method!r}")
-    p = np.asarray(p, dtype=np.float64)
-    if p.ndim != 1:
-        raise ValueError(f"p must be 1-d, got shape {p.shape}")
-    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError(f"p-values must lie in [0, 1], got {p.tolist()}")
-    k = p.size
-    if k == 0 or method == "none":
-        return p.copy()
-    if method == "bonferroni":
-        return np.minimum(1.0, k * p)
-    order = np.argsort(p, kind="stable")
-    ps = p[order]
-    j = np.arange(1, k + 1)
-    if method == "holm":
-        adj = np.maximum.accumulate(np.minimum(1.0, (k - j + 1) * ps))
-    else:  # bh
-        adj = np.minimum.accumulate(np.minimum(1.0, k * ps / j)[::-1])[::-1]
-    out = np.empty(k)
-    out[order] = adj
-    return out
 
 
 # ---------------------------------------------------------------------------
@@ -575,7 +387,8 @@ def compare_table(per_query: pd.DataFrame, *, baseline: str, tests=None, measure
                 "measure": measure, "run": run, "n_queries": n, "mean": means[i], "mean_ci_low": m_low,
                 "mean_ci_high": m_high, "delta": means[i] - means[0], "delta_ci_low": d_low,
                 "delta_ci_high": d_high, "interval": interval, "level": float(level),
-                "ttest_p": paired_ttest_p(d), "randomization_p": rp[i - 1], "randomization": method,
+                "ttest_p": paired_t_test(X[i], b, few="raise", equal=float("nan"), tol=1e-10)[1],
+                "randomization_p": rp[i - 1], "randomization": method,
                 "wins": int((d > 0).sum()), "losses": int((d < 0).sum()), "ties": int((d == 0).sum()),
                 "urisk": float(ur[i - 1]), "trisk": float(tr[i - 1]), "georisk": float(gr[i]),
             })

@@ -68,7 +68,7 @@ def ordering(pq: pd.DataFrame, *, train_convention: str, reference: str, k: int 
     ``train_convention``), its rank, Kendall's tau of the convention's order
     against ``reference``'s, and for each learner the paired t-test against
     the next one down (per-query differences pooled over the folds)."""
-    from scipy import stats
+    from evalrank.evaluation.stats import kendall_tau, paired_t_test
 
     sub = pq[(pq["train_convention"] == train_convention) & (pq["k"] == k)]
     if sub.empty:
@@ -79,7 +79,7 @@ def ordering(pq: pd.DataFrame, *, train_convention: str, reference: str, k: int 
     rows = []
     for conv in means.index:
         m = means.loc[conv].sort_values(ascending=False, kind="stable")
-        tau = stats.kendalltau(means.loc[conv][ref.index].to_numpy(), ref.to_numpy()).statistic
+        tau = kendall_tau(means.loc[conv][ref.index].to_numpy(), ref.to_numpy())
         learners = list(m.index)
         block = wide.loc[conv]
         for rank, name in enumerate(learners, start=1):
@@ -90,10 +90,8 @@ def ordering(pq: pd.DataFrame, *, train_convention: str, reference: str, k: int 
                 nxt = learners[rank]
                 pair = block[[name, nxt]].dropna()
                 d = (pair[name] - pair[nxt]).to_numpy()
-                row.update(next_learner=nxt, mean_difference=d.mean(), n_queries=d.size)
-                if d.size > 1 and np.any(d != d[0]):
-                    res = stats.ttest_rel(pair[name], pair[nxt])
-                    row.update(t_statistic=res.statistic, p_value=res.pvalue)
+                t, p = paired_t_test(pair[name], pair[nxt], few=np.nan, equal=np.nan)
+                row.update(next_learner=nxt, mean_difference=d.mean(), n_queries=d.size, t_statistic=t, p_value=p)
             rows.append(row)
     out = pd.DataFrame(rows)
     out["significant_0.05"] = out["p_value"] < 0.05
@@ -114,7 +112,7 @@ def claims(pq: pd.DataFrame, *, reference: str = "ranklib", yahoo: str = "yahoo"
     3. Listwise learners trained under ``letor`` vs ``reference``, both
        evaluated under ``reference``: mean difference and paired t-test.
     """
-    from scipy import stats
+    from evalrank.evaluation.stats import paired_t_test
 
     rows = []
     at_k = pq[pq["k"] == k]
@@ -142,7 +140,7 @@ def claims(pq: pd.DataFrame, *, reference: str = "ranklib", yahoo: str = "yahoo"
         if a.empty or b.empty:
             continue
         d = (a["ndcg"] - b["ndcg"]).dropna()
-        p = stats.ttest_rel(a["ndcg"].loc[d.index], b["ndcg"].loc[d.index]).pvalue if d.size > 1 else np.nan
+        p = paired_t_test(a["ndcg"].loc[d.index], b["ndcg"].loc[d.index], few=np.nan)[1]
         rows.append({"claim": f"training with {letor} instead of {reference} hurts listwise learners",
                      "learner": learner, "train_convention": letor, "k": k, "measured": d.mean(),
                      "predicted": np.nan, "p_value": p})

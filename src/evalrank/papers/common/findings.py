@@ -13,6 +13,9 @@ One module per paper (:data:`PAPERS`), each exposing
   is missing the stage did not run in this config and the section says "not tested";
 - ``findings(out: Outputs) -> list[Finding]``: the claims, each with its verdict computed
   from the numbers by a rule stated in the module (so a changed number can change a verdict).
+
+A claim this run does not measure is :meth:`Finding.not_tested` (the one way to say it). The
+claims' texts are data (module-level constants), each verdict rule a small function.
 """
 
 from __future__ import annotations
@@ -58,6 +61,15 @@ class Finding:
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {self.verdict!r}")
+
+    @classmethod
+    def not_tested(cls, claim: str, reason: str, source="") -> Finding:
+        """The one way to say a claim is not measured by this run: ``ours`` is "—", the verdict
+        "not tested", ``reason`` says why (a stage or a row the config lacks). ``source``: a file,
+        or several (joined by ", ")."""
+        if not isinstance(source, str):
+            source = ", ".join(source)
+        return cls(claim=claim, ours="—", verdict="not tested", reason=reason, source=source)
 
 
 class Outputs:
@@ -147,9 +159,8 @@ def collect(root) -> list[tuple[str, list[Finding]]]:
         module = importlib.import_module(name)
         missing = out.missing(module.REQUIRES)
         if missing:
-            items = [Finding(claim="every claim of the paper: its stage does not run in this config", ours="—",
-                             verdict="not tested",
-                             reason="its stage is not part of this config (no " + ", ".join(missing) + ")")]
+            items = [Finding.not_tested("every claim of the paper: its stage does not run in this config",
+                                        "its stage is not part of this config (no " + ", ".join(missing) + ")")]
         else:
             items = list(module.findings(out))
         sections.append((module.TITLE, items))

@@ -23,6 +23,8 @@ the finding. Our numbers are read from the CSVs; the paper's are typed, with the
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from evalrank.papers.common.findings import Finding, fmt
 
 TITLE = "Dinçer et al. (2016), risk with multiple baselines"
@@ -43,9 +45,6 @@ TAU_DIFFERENT = 0.5
 _NAMES = {"lambdamart": "LambdaMART", "u-cro": "U-CRO", "t-faro": "T-FARO", "tstar-faro": "T*-FARO",
           "georisk": "GeoRisk"}
 
-
-def _not_tested(claim: str, files, why: str) -> Finding:
-    return Finding(claim=claim, ours="—", verdict="not tested", reason=why, source=", ".join(files))
 
 
 # ---------------------------------------------------------------------------
@@ -72,7 +71,7 @@ def _table4(out) -> Finding:
              "as s1, swapping the baseline only flips ZRisk's sign")
     files = ("risk/example/vs_paper.csv", "risk/example/table4.csv")
     if miss := out.missing(files):
-        return _not_tested(claim, files, f"the worked example is not part of this config (no {', '.join(miss)})")
+        return Finding.not_tested(claim, f"the worked example is not part of this config (no {', '.join(miss)})", files)
     v = out.csv(files[0])
     v = v[v["table"] == "table4"]
     t4 = out.csv(files[1])
@@ -110,7 +109,7 @@ def _table5(out) -> Finding:
              "(−0.368) below s4 (−0.336) although s3 is more effective, GeoRisk puts it above")
     files = ("risk/example/vs_paper.csv", "risk/example/table5.csv")
     if miss := out.missing(files):
-        return _not_tested(claim, files, f"the worked example is not part of this config (no {', '.join(miss)})")
+        return Finding.not_tested(claim, f"the worked example is not part of this config (no {', '.join(miss)})", files)
     v = out.csv(files[0])
     v = v[v["table"] == "table5"]
     t5 = out.csv(files[1]).set_index("system")
@@ -145,42 +144,30 @@ def _table5(out) -> Finding:
 # ---------------------------------------------------------------------------
 # Sec. 5: Table 6
 # ---------------------------------------------------------------------------
-def _kendall(x, y) -> float:
-    """Kendall's τ-b of two equally long sequences (as scipy's default)."""
-    import numpy as np
-
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = ~(np.isnan(x) | np.isnan(y))
-    x, y = x[ok], y[ok]
-    i, j = np.triu_indices(len(x), 1)
-    dx, dy = np.sign(x[i] - x[j]), np.sign(y[i] - y[j])
-    n0 = len(i)
-    nx, ny = n0 - np.sum(dx == 0), n0 - np.sum(dy == 0)
-    if nx == 0 or ny == 0:
-        return float("nan")
-    return float(np.sum(dx * dy) / np.sqrt(nx * ny))
-
-
 def _obs(obs, prefix: str):
     """The row of observations.csv whose claim starts with ``prefix`` (None if absent)."""
     rows = obs[obs["claim"].astype(str).str.startswith(prefix)]
     return None if rows.empty else rows.iloc[0]
 
 
+#: Sec. 5's claims on Table 6, in the order of the findings
+POPULATION_CLAIMS = (
+    "Table 6, α = 0: URisk (single baseline) and GeoRisk (all systems as baselines) order the top systems "
+    "exactly as their mean ERR@20 does",
+    "Table 6, α = 0: TRisk (single baseline) also orders the top systems as the mean does (the paper's TRisk "
+    "2.822 > 2.332 > 2.290 > … follows ERR@20)",
+    "Table 6: ZRisk orders the systems unlike the mean and unlike URisk, so multiple baselines measure a "
+    "different risk than one baseline",
+    "Table 6 / Fig. 3: as α grows GeoRisk moves away from the mean's order and towards ZRisk's (the paper: "
+    "GeoRisk at α = 20 agrees with ZRisk at α = 5)",
+)
+
+
 def _population(out) -> list[Finding]:
-    claims = (
-        "Table 6, α = 0: URisk (single baseline) and GeoRisk (all systems as baselines) order the top systems "
-        "exactly as their mean ERR@20 does",
-        "Table 6, α = 0: TRisk (single baseline) also orders the top systems as the mean does (the paper's TRisk "
-        "2.822 > 2.332 > 2.290 > … follows ERR@20)",
-        "Table 6: ZRisk orders the systems unlike the mean and unlike URisk, so multiple baselines measure a "
-        "different risk than one baseline",
-        "Table 6 / Fig. 3: as α grows GeoRisk moves away from the mean's order and towards ZRisk's (the paper: "
-        "GeoRisk at α = 20 agrees with ZRisk at α = 5)",
-    )
+    """Sec. 5, Table 6: the four claims of :data:`POPULATION_CLAIMS`, each by its rule function."""
     if miss := out.missing(POPULATION):
         why = f"risk.population is not part of this config (no {', '.join(miss)})"
-        return [_not_tested(c, POPULATION, why) for c in claims]
+        return [Finding.not_tested(c, why, POPULATION) for c in POPULATION_CLAIMS]
     systems = out.csv(POPULATION[0])
     t6 = out.csv(POPULATION[1])
     obs = out.csv(POPULATION[2])
@@ -191,106 +178,116 @@ def _population(out) -> list[Finding]:
     pop = (f"{len(systems)} systems ({', '.join(f'{int(c)} {k}' for k, c in kinds.items())}), "
            f"the top {len(shown)} by mean {measure} shown, single baseline {', '.join(map(str, base)) or 'n/a'}")
     src = ", ".join(POPULATION[1:])
-    res = []
+    ctx = SimpleNamespace(obs=obs, t6=t6, measure=measure, shown=shown, pop=pop, src=src)
+    return [_mean_orders(ctx), _trisk_order(ctx), _zrisk_differs(ctx), _georisk_over_alpha(ctx)]
 
-    # (1) URisk and GeoRisk at alpha = 0
+
+def _mean_orders(ctx) -> Finding:
+    """(1) URisk and GeoRisk at alpha = 0."""
+    obs, pop, src = ctx.obs, ctx.pop, ctx.src
     u, g = _obs(obs, "urisk orders"), _obs(obs, "georisk orders")
     tu = float(u["kendall_tau"]) if u is not None else float("nan")
     tg = float(g["kendall_tau"]) if g is not None else float("nan")
     if u is None or g is None:
-        res.append(_not_tested(claims[0], POPULATION[2:], "observations.csv has no URisk/GeoRisk row"))
-    else:
-        same = [t >= 1 - 1e-9 for t in (tu, tg)]
-        verdict = "reproduced" if all(same) else ("partly" if any(same) else "not reproduced")
-        res.append(Finding(
-            claim=claims[0],
-            ours=f"Kendall τ with the mean's order: URisk {fmt(tu)}, GeoRisk {fmt(tg)} ({pop})",
-            verdict=verdict,
-            reason=("Rule: reproduced when both orders equal the mean's (τ = 1), partly when one does. As in the "
-                    "paper, the measured risk at α = 0 is too small to outweigh the differences in mean "
-                    "effectiveness. (τ over the rows where both are defined: GeoRisk includes the baseline row.)"),
-            source=src + ", " + POPULATION[0]))
+        return Finding.not_tested(POPULATION_CLAIMS[0], "observations.csv has no URisk/GeoRisk row", POPULATION[2:])
+    same = [t >= 1 - 1e-9 for t in (tu, tg)]
+    verdict = "reproduced" if all(same) else ("partly" if any(same) else "not reproduced")
+    return Finding(
+        claim=POPULATION_CLAIMS[0],
+        ours=f"Kendall τ with the mean's order: URisk {fmt(tu)}, GeoRisk {fmt(tg)} ({pop})",
+        verdict=verdict,
+        reason=("Rule: reproduced when both orders equal the mean's (τ = 1), partly when one does. As in the "
+                "paper, the measured risk at α = 0 is too small to outweigh the differences in mean "
+                "effectiveness. (τ over the rows where both are defined: GeoRisk includes the baseline row.)"),
+        source=src + ", " + POPULATION[0])
 
-    # (2) TRisk at alpha = 0
+
+def _trisk_order(ctx) -> Finding:
+    """(2) TRisk at alpha = 0."""
+    obs, measure, shown, src = ctx.obs, ctx.measure, ctx.shown, ctx.src
     t = _obs(obs, "trisk orders")
     if t is None:
-        res.append(_not_tested(claims[1], POPULATION[2:], "observations.csv has no TRisk row"))
-    else:
-        tt = float(t["kendall_tau"])
-        verdict = "reproduced" if tt >= 1 - 1e-9 else ("partly" if tt > TAU_DIFFERENT else "not reproduced")
-        rk = ""
-        if {"R_trisk_a0", measure} <= set(shown.columns) and len(shown):
-            top = shown.sort_values(measure, ascending=False).iloc[0]
-            rk = f"; the best system by mean, `{top['system']}`, has TRisk rank {int(top['R_trisk_a0'])} of {len(shown)}"
-        res.append(Finding(
-            claim=claims[1],
-            ours=f"Kendall τ of TRisk's order with the mean's at α = 0: {fmt(tt)}{rk}",
-            verdict=verdict,
-            reason=(f"Rule: reproduced at τ = 1, partly above τ = {fmt(TAU_DIFFERENT)}, else not reproduced. TRisk "
-                    "divides URisk by its standard error: on our population the systems' per-topic variances "
-                    "differ more than their means do, so the studentised score reorders them, whereas the "
-                    "paper's TREC runs agreed."),
-            source=src))
+        return Finding.not_tested(POPULATION_CLAIMS[1], "observations.csv has no TRisk row", POPULATION[2:])
+    tt = float(t["kendall_tau"])
+    verdict = "reproduced" if tt >= 1 - 1e-9 else ("partly" if tt > TAU_DIFFERENT else "not reproduced")
+    rk = ""
+    if {"R_trisk_a0", measure} <= set(shown.columns) and len(shown):
+        top = shown.sort_values(measure, ascending=False).iloc[0]
+        rk = f"; the best system by mean, `{top['system']}`, has TRisk rank {int(top['R_trisk_a0'])} of {len(shown)}"
+    return Finding(
+        claim=POPULATION_CLAIMS[1],
+        ours=f"Kendall τ of TRisk's order with the mean's at α = 0: {fmt(tt)}{rk}",
+        verdict=verdict,
+        reason=(f"Rule: reproduced at τ = 1, partly above τ = {fmt(TAU_DIFFERENT)}, else not reproduced. TRisk "
+                "divides URisk by its standard error: on our population the systems' per-topic variances "
+                "differ more than their means do, so the studentised score reorders them, whereas the "
+                "paper's TREC runs agreed."),
+        source=src)
 
-    # (3) ZRisk unlike the mean and unlike URisk
+
+def _zrisk_differs(ctx) -> Finding:
+    """(3) ZRisk unlike the mean and unlike URisk."""
+    obs, src = ctx.obs, ctx.src
     zm, zu = _obs(obs, "zrisk orders the systems unlike mean"), _obs(obs, "zrisk orders the systems unlike urisk")
     if zm is None or zu is None:
-        res.append(_not_tested(claims[2], POPULATION[2:], "observations.csv has no ZRisk rows"))
-    else:
-        a, b = float(zm["kendall_tau"]), float(zu["kendall_tau"])
-        diff = [x <= TAU_DIFFERENT for x in (a, b)]
-        verdict = ("reproduced" if all(diff) else
-                   "partly" if all(x < 1 - 1e-9 for x in (a, b)) else "not reproduced")
-        res.append(Finding(
-            claim=claims[2],
-            ours=f"Kendall τ of ZRisk's order at α = 0 with the mean's: {fmt(a)}, with URisk's: {fmt(b)}",
-            verdict=verdict,
-            reason=(f"Rule: reproduced when both τ ≤ {fmt(TAU_DIFFERENT)} (clearly different orders), partly when "
-                    "both are merely below 1, not reproduced when ZRisk orders as the mean or URisk. This is the "
-                    "paper's central observation: the per-topic expectation from many systems is a different "
-                    "baseline than one system."),
-            source=src))
+        return Finding.not_tested(POPULATION_CLAIMS[2], "observations.csv has no ZRisk rows", POPULATION[2:])
+    a, b = float(zm["kendall_tau"]), float(zu["kendall_tau"])
+    diff = [x <= TAU_DIFFERENT for x in (a, b)]
+    verdict = ("reproduced" if all(diff) else
+               "partly" if all(x < 1 - 1e-9 for x in (a, b)) else "not reproduced")
+    return Finding(
+        claim=POPULATION_CLAIMS[2],
+        ours=f"Kendall τ of ZRisk's order at α = 0 with the mean's: {fmt(a)}, with URisk's: {fmt(b)}",
+        verdict=verdict,
+        reason=(f"Rule: reproduced when both τ ≤ {fmt(TAU_DIFFERENT)} (clearly different orders), partly when "
+                "both are merely below 1, not reproduced when ZRisk orders as the mean or URisk. This is the "
+                "paper's central observation: the per-topic expectation from many systems is a different "
+                "baseline than one system."),
+        source=src)
 
-    # (4) GeoRisk from the mean's order towards ZRisk's as alpha grows
+
+def _georisk_over_alpha(ctx) -> Finding:
+    """(4) GeoRisk from the mean's order towards ZRisk's as alpha grows."""
+    from evalrank.evaluation.stats import kendall_tau
+
+    obs, t6, measure, src = ctx.obs, ctx.t6, ctx.measure, ctx.src
     gm, gz = _obs(obs, "georisk moves away"), _obs(obs, "georisk approaches")
     alphas = sorted(float(c.split("_a")[1]) for c in t6.columns if c.startswith("georisk_a"))
     if gm is None or gz is None or not alphas:
-        res.append(_not_tested(claims[3], POPULATION[2:], "observations.csv has no GeoRisk-over-α rows"))
-    else:
-        lo, hi = alphas[0], alphas[-1]
+        return Finding.not_tested(POPULATION_CLAIMS[3], "observations.csv has no GeoRisk-over-α rows", POPULATION[2:])
+    lo, hi = alphas[0], alphas[-1]
 
-        def tag(al):
-            return f"a{al:g}"
+    def tag(al):
+        return f"a{al:g}"
 
-        tm0 = _kendall(t6[measure], t6[f"georisk_{tag(lo)}"])
-        tz0 = _kendall(t6[f"zrisk_{tag(lo)}"], t6[f"georisk_{tag(lo)}"])
-        tm1, tz1 = float(gm["kendall_tau"]), float(gz["kendall_tau"])
-        away, towards = tm1 < tm0, tz1 > tz0
-        verdict = ("reproduced" if away and towards and tz1 > TAU_DIFFERENT else
-                   "partly" if away or towards else "not reproduced")
-        best = t6.sort_values(measure, ascending=False).iloc[0]
-        rcol = f"R_georisk_{tag(hi)}"
-        extra = ""
-        if rcol in t6:
-            first = t6[t6[rcol] == 1]
-            mean_rank = t6[measure].rank(ascending=False, method="min")
-            if not first.empty:
-                f = first.iloc[0]
-                extra = (f" The best system by mean, `{best['system']}`, falls to GeoRisk rank {int(best[rcol])} at "
-                         f"α = {fmt(hi)}; rank 1 goes to `{f['system']}`, rank {int(mean_rank[f.name])} by mean.")
-        res.append(Finding(
-            claim=claims[3],
-            ours=(f"τ(GeoRisk, mean): {fmt(tm0)} at α = {fmt(lo)} → {fmt(tm1)} at α = {fmt(hi)}; "
-                  f"τ(GeoRisk, ZRisk): {fmt(tz0)} → {fmt(tz1)}"),
-            verdict=verdict,
-            reason=(f"Rule: reproduced when GeoRisk's τ with the mean falls and its τ with ZRisk rises from the lowest "
-                    f"to the highest α and ends above {fmt(TAU_DIFFERENT)}; partly when only one moves as claimed. "
-                    "GeoRisk is the geometric mean of the mean score and Φ(ZRisk/c), so a growing α lets ZRisk's "
-                    "down-side term dominate." + extra + " ZRisk sums standardized residuals over the topics, so "
-                    "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `risk/population/fig3.png`) "
-                    "falls faster than the paper's."),
-            source=src))
-    return res
+    tm0 = kendall_tau(t6[measure], t6[f"georisk_{tag(lo)}"], nan="omit")
+    tz0 = kendall_tau(t6[f"zrisk_{tag(lo)}"], t6[f"georisk_{tag(lo)}"], nan="omit")
+    tm1, tz1 = float(gm["kendall_tau"]), float(gz["kendall_tau"])
+    away, towards = tm1 < tm0, tz1 > tz0
+    verdict = ("reproduced" if away and towards and tz1 > TAU_DIFFERENT else
+               "partly" if away or towards else "not reproduced")
+    best = t6.sort_values(measure, ascending=False).iloc[0]
+    rcol = f"R_georisk_{tag(hi)}"
+    extra = ""
+    if rcol in t6:
+        first = t6[t6[rcol] == 1]
+        mean_rank = t6[measure].rank(ascending=False, method="min")
+        if not first.empty:
+            f = first.iloc[0]
+            extra = (f" The best system by mean, `{best['system']}`, falls to GeoRisk rank {int(best[rcol])} at "
+                     f"α = {fmt(hi)}; rank 1 goes to `{f['system']}`, rank {int(mean_rank[f.name])} by mean.")
+    return Finding(
+        claim=POPULATION_CLAIMS[3],
+        ours=(f"τ(GeoRisk, mean): {fmt(tm0)} at α = {fmt(lo)} → {fmt(tm1)} at α = {fmt(hi)}; "
+              f"τ(GeoRisk, ZRisk): {fmt(tz0)} → {fmt(tz1)}"),
+        verdict=verdict,
+        reason=(f"Rule: reproduced when GeoRisk's τ with the mean falls and its τ with ZRisk rises from the lowest "
+                f"to the highest α and ends above {fmt(TAU_DIFFERENT)}; partly when only one moves as claimed. "
+                "GeoRisk is the geometric mean of the mean score and Φ(ZRisk/c), so a growing α lets ZRisk's "
+                "down-side term dominate." + extra + " ZRisk sums standardized residuals over the topics, so "
+                "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `risk/population/fig3.png`) "
+                "falls faster than the paper's."),
+        source=src)
 
 
 # ---------------------------------------------------------------------------
@@ -310,23 +307,27 @@ def _row(df, learner: str):
     return df[df["learner"] == learner].iloc[0]
 
 
+#: Sec. 6's claims on Table 7, in the order of the findings
+LEARNING_CLAIMS = (
+    "Table 7: GeoRisk α = 1 has the highest mean NDCG@10 of all learners (0.4581 vs LambdaMART 0.4578) and, "
+    "against BM25, the highest Reward (0.196)",
+    "Table 7, bottom half: against the 4 learned baselines GeoRisk α = 1 has the best risk profile: highest "
+    "Reward and Wins, fewest Losses, best Reward/Risk (1.142 vs 1.138) and W/L (1.15 vs 1.12)",
+    "Sec. 6.2 / conclusion: GeoRisk learns a model as effective as LambdaMART with a better risk profile "
+    "against state-of-the-art (learned) baselines",
+    "Table 7, top half: against BM25 the single-baseline learners U-CRO and T-FARO obtain the best risk "
+    "values (Risk, Reward/Risk, Wins, Losses, W/L, losses > 20 %)",
+    "Table 7, bottom half: T*-FARO (the learned baselines' per-topic mean as a single baseline) has the "
+    "lowest Reward/Risk and W/L of all learners (0.820/0.823 and 0.87/0.86)",
+    "Table 7 caption: all differences (to LambdaMART) are statistically significant over the n = 8,000 queries",
+)
+
+
 def _learning(out) -> list[Finding]:
-    claims = (
-        "Table 7: GeoRisk α = 1 has the highest mean NDCG@10 of all learners (0.4581 vs LambdaMART 0.4578) and, "
-        "against BM25, the highest Reward (0.196)",
-        "Table 7, bottom half: against the 4 learned baselines GeoRisk α = 1 has the best risk profile: highest "
-        "Reward and Wins, fewest Losses, best Reward/Risk (1.142 vs 1.138) and W/L (1.15 vs 1.12)",
-        "Sec. 6.2 / conclusion: GeoRisk learns a model as effective as LambdaMART with a better risk profile "
-        "against state-of-the-art (learned) baselines",
-        "Table 7, top half: against BM25 the single-baseline learners U-CRO and T-FARO obtain the best risk "
-        "values (Risk, Reward/Risk, Wins, Losses, W/L, losses > 20 %)",
-        "Table 7, bottom half: T*-FARO (the learned baselines' per-topic mean as a single baseline) has the "
-        "lowest Reward/Risk and W/L of all learners (0.820/0.823 and 0.87/0.86)",
-        "Table 7 caption: all differences (to LambdaMART) are statistically significant over the n = 8,000 queries",
-    )
+    """Sec. 6, Table 7: the six claims of :data:`LEARNING_CLAIMS`, each by its rule function."""
     if miss := out.missing(LEARNING):
         why = f"risk.learning is not part of this config (no {', '.join(miss)})"
-        return [_not_tested(c, LEARNING, why) for c in claims]
+        return [Finding.not_tested(c, why, LEARNING) for c in LEARNING_CLAIMS]
     t7 = out.csv(LEARNING[0])
     src = LEARNING[0]
     bm = t7[t7["half"] == "vs BM25"].reset_index(drop=True)
@@ -334,19 +335,26 @@ def _learning(out) -> list[Finding]:
     learners = bm["learner"].tolist()
     n = len(learners)
     geo1, ref = "georisk_a1", "lambdamart"
-    res = []
     if geo1 not in learners or ref not in learners or lb.empty:
         why = "table7.csv lacks GeoRisk α = 1, LambdaMART or the learned-baselines half (other methods/alphas configured)"
-        return [_not_tested(c, LEARNING, why) for c in claims]
+        return [Finding.not_tested(c, why, LEARNING) for c in LEARNING_CLAIMS]
     best_mean = bm.loc[bm["mean"].idxmax()]
     g1, lm = _row(bm, geo1), _row(bm, ref)
+    lmb = _row(lb, ref)
+    ctx = SimpleNamespace(bm=bm, lb=lb, learners=learners, n=n, geo1=geo1, ref=ref, best_mean=best_mean, g1=g1,
+                          lm=lm, lmb=lmb, src=src)
+    return [rule(ctx) for rule in (_geo_mean, _geo_profile, _geo_vs_lambdamart, _single_vs_bm25, _tstar_standing,
+                                   _significance)]
 
-    # (1) GeoRisk alpha=1: highest mean NDCG@10 and highest Reward vs BM25
+
+def _geo_mean(ctx) -> Finding:
+    """(1) GeoRisk alpha=1: highest mean NDCG@10 and highest Reward vs BM25."""
+    bm, n, geo1, best_mean, g1, lm, src = ctx.bm, ctx.n, ctx.geo1, ctx.best_mean, ctx.g1, ctx.lm, ctx.src
     r_mean, r_rew = _rank(bm, "mean", geo1), _rank(bm, "reward", geo1)
     verdict = ("reproduced" if r_mean == 1 and r_rew == 1 else
                "partly" if r_mean == 1 or g1["mean"] >= lm["mean"] else "not reproduced")
-    res.append(Finding(
-        claim=claims[0],
+    return Finding(
+        claim=LEARNING_CLAIMS[0],
         ours=(f"GeoRisk α = 1: mean NDCG@10 {fmt(g1['mean'], 4)} (rank {r_mean} of {n}; LambdaMART "
               f"{fmt(lm['mean'], 4)}, p = {fmt(g1['p_vs_reference'], 2)}), Reward vs BM25 {fmt(g1['reward'], 4)} "
               f"(rank {r_rew}); the highest mean is {_label(best_mean['learner'])}'s {fmt(best_mean['mean'], 4)}"),
@@ -356,20 +364,23 @@ def _learning(out) -> list[Finding]:
                 "mean is below LambdaMART's. " + ("" if r_mean == 1 else
                 f"The paper's winner is not the winner here ({_label(best_mean['learner'])} is); ") +
                 "whether a difference of this size means anything is the significance finding's question."),
-        source=src))
+        source=src)
 
-    # (2) GeoRisk alpha=1: best risk profile vs the learned baselines
+
+def _geo_profile(ctx) -> Finding:
+    """(2) GeoRisk alpha=1: best risk profile vs the learned baselines."""
+    lb, n, geo1, lmb, src = ctx.lb, ctx.n, ctx.geo1, ctx.lmb, ctx.src
     crit = (("reward", True, "Reward"), ("wins", True, "Wins"), ("losses", False, "Losses"),
             ("reward_risk", True, "Reward/Risk"), ("win_loss", True, "W/L"))
     ranks = {lab: _rank(lb, col, geo1, higher=h) for col, h, lab in crit}
     firsts = sum(r == 1 for r in ranks.values())
-    g1b, lmb = _row(lb, geo1), _row(lb, ref)
+    g1b = _row(lb, geo1)
     ratios_better = g1b["reward_risk"] > lmb["reward_risk"] and g1b["win_loss"] > lmb["win_loss"]
     verdict = ("reproduced" if firsts == len(crit) else
                "partly" if firsts > 0 or ratios_better else "not reproduced")
     best_rr = lb.loc[lb["reward_risk"].idxmax()]
-    res.append(Finding(
-        claim=claims[1],
+    return Finding(
+        claim=LEARNING_CLAIMS[1],
         ours=(f"GeoRisk α = 1's ranks among {n}: " + ", ".join(f"{k} {v}" for k, v in ranks.items()) +
               f"; its Reward/Risk {fmt(g1b['reward_risk'])} and W/L {fmt(g1b['win_loss'])} vs LambdaMART's "
               f"{fmt(lmb['reward_risk'])} and {fmt(lmb['win_loss'])}; the best Reward/Risk is "
@@ -378,9 +389,12 @@ def _learning(out) -> list[Finding]:
         reason=("Rule: reproduced when GeoRisk α = 1 ranks first on all five; partly when first on some, or when "
                 "both its ratios beat LambdaMART's; otherwise not reproduced. Measures are macro-averaged over the "
                 "four learned baselines, as in the paper."),
-        source=src))
+        source=src)
 
-    # (3) GeoRisk (either alpha): as effective as LambdaMART with a better risk profile
+
+def _geo_vs_lambdamart(ctx) -> Finding:
+    """(3) GeoRisk (either alpha): as effective as LambdaMART with a better risk profile."""
+    lb, learners, lmb, src = ctx.lb, ctx.learners, ctx.lmb, ctx.src
     per, holds = [], []
     ok = 0
     for lr in [x for x in learners if str(x).startswith("georisk")]:
@@ -396,8 +410,8 @@ def _learning(out) -> list[Finding]:
                    f"{fmt(r['big_losses'], 4)}")
     n_geo = len(per)
     verdict = ("not tested" if n_geo == 0 else "reproduced" if ok == n_geo else "partly" if ok else "not reproduced")
-    res.append(Finding(
-        claim=claims[2],
+    return Finding(
+        claim=LEARNING_CLAIMS[2],
         ours=("; ".join(per) + f" (LambdaMART: Reward/Risk {fmt(lmb['reward_risk'])}, W/L {fmt(lmb['win_loss'])}, "
               f"losses > 20 % {fmt(lmb['big_losses'], 4)})"),
         verdict=verdict,
@@ -407,9 +421,12 @@ def _learning(out) -> list[Finding]:
                 f"{ok} of {n_geo} here ({', '.join(holds) or 'none'}). The paper reports it for α = 1; its α = 5 is worse "
                 "than LambdaMART on both ratios. Where it holds here only at another α than the paper's, the "
                 "paper's finding for its chosen setting is not confirmed; see also the significance finding."),
-        source=src))
+        source=src)
 
-    # (4) vs BM25: U-CRO / T-FARO best on the risk measures
+
+def _single_vs_bm25(ctx) -> Finding:
+    """(4) vs BM25: U-CRO / T-FARO best on the risk measures."""
+    bm, learners, src = ctx.bm, ctx.learners, ctx.src
     crit_bm = (("risk", False, "Risk"), ("reward_risk", True, "Reward/Risk"), ("wins", True, "Wins"),
                ("losses", False, "Losses"), ("win_loss", True, "W/L"), ("big_losses", False, "losses > 20 %"))
     single = [x for x in learners if str(x).split("_a")[0] in ("u-cro", "t-faro")]
@@ -422,61 +439,64 @@ def _learning(out) -> list[Finding]:
     wins_share = bm["wins"] / (bm["wins"] + bm["losses"])
     verdict = ("not tested" if not single else "reproduced" if held == len(crit_bm) else
                "partly" if held else "not reproduced")
-    res.append(Finding(
-        claim=claims[3],
+    return Finding(
+        claim=LEARNING_CLAIMS[3],
         ours="best vs BM25 — " + "; ".join(parts),
         verdict=verdict,
         reason=(f"Rule: reproduced when U-CRO or T-FARO holds (or ties) the best value on all six measures, partly on "
                 f"some ({held} of {len(crit_bm)} here), not reproduced on none. Against BM25 every learner wins "
                 f"{fmt(100 * wins_share.min(), 3)}–{fmt(100 * wins_share.max(), 3)} % of the queries it does not tie "
                 "(the synthetic BM25 feature is weak), so this half separates the learners little."),
-        source=src))
+        source=src)
 
-    # (5) T*-FARO's standing in the bottom half
+
+def _tstar_standing(ctx) -> Finding:
+    """(5) T*-FARO's standing in the bottom half."""
+    lb, learners, n, src = ctx.lb, ctx.learners, ctx.n, ctx.src
     tstar = [x for x in learners if str(x).startswith("tstar-faro")]
     if not tstar:
-        res.append(_not_tested(claims[4], LEARNING, "no T*-FARO learner in table7.csv (not configured)"))
-    else:
-        rr = {x: _rank(lb, "reward_risk", x) for x in tstar}
-        wl = {x: _rank(lb, "win_loss", x) for x in tstar}
-        allr = list(rr.values()) + list(wl.values())
-        bottom = n - len(tstar) + 1  # the lowest len(tstar) places
-        verdict = ("reproduced" if min(allr) >= bottom else
-                   "not reproduced" if min(allr) <= n / 2 else "partly")
-        res.append(Finding(
-            claim=claims[4],
-            ours=("; ".join(f"{_label(x)}: Reward/Risk {fmt(_row(lb, x)['reward_risk'])} (rank {rr[x]} of {n}), "
-                            f"W/L {fmt(_row(lb, x)['win_loss'])} (rank {wl[x]})" for x in tstar)),
-            verdict=verdict,
-            reason=(f"Rule: reproduced when every T*-FARO row ranks in the last {len(tstar)} places on both ratios; "
-                    f"not reproduced when any ranks in the top half (rank ≤ {fmt(n / 2)}); partly in between. "
-                    "The paper reads its T*-FARO result as evidence that GeoRisk's expected per-topic score is a "
-                    "better target than the baselines' mean per topic" + (
-                        "; here T*-FARO ranks among the best, the paper's standing reversed, so that reading is "
-                        "not supported." if verdict == "not reproduced" else ".")),
-            source=src))
+        return Finding.not_tested(LEARNING_CLAIMS[4], "no T*-FARO learner in table7.csv (not configured)", LEARNING)
+    rr = {x: _rank(lb, "reward_risk", x) for x in tstar}
+    wl = {x: _rank(lb, "win_loss", x) for x in tstar}
+    allr = list(rr.values()) + list(wl.values())
+    bottom = n - len(tstar) + 1  # the lowest len(tstar) places
+    verdict = ("reproduced" if min(allr) >= bottom else
+               "not reproduced" if min(allr) <= n / 2 else "partly")
+    return Finding(
+        claim=LEARNING_CLAIMS[4],
+        ours=("; ".join(f"{_label(x)}: Reward/Risk {fmt(_row(lb, x)['reward_risk'])} (rank {rr[x]} of {n}), "
+                        f"W/L {fmt(_row(lb, x)['win_loss'])} (rank {wl[x]})" for x in tstar)),
+        verdict=verdict,
+        reason=(f"Rule: reproduced when every T*-FARO row ranks in the last {len(tstar)} places on both ratios; "
+                f"not reproduced when any ranks in the top half (rank ≤ {fmt(n / 2)}); partly in between. "
+                "The paper reads its T*-FARO result as evidence that GeoRisk's expected per-topic score is a "
+                "better target than the baselines' mean per topic" + (
+                    "; here T*-FARO ranks among the best, the paper's standing reversed, so that reading is "
+                    "not supported." if verdict == "not reproduced" else ".")),
+        source=src)
 
-    # (6) significance
+
+def _significance(ctx) -> Finding:
+    """(6) significance."""
+    bm, ref, src = ctx.bm, ctx.ref, ctx.src
     p = bm[bm["learner"] != ref][["learner", "p_vs_reference", "delta_vs_reference"]].dropna()
     if p.empty:
-        res.append(_not_tested(claims[5], LEARNING, "table7.csv has no p-values against LambdaMART"))
-    else:
-        sig = int((p["p_vs_reference"] < P_LEVEL).sum())
-        verdict = "reproduced" if sig == len(p) else ("partly" if sig else "not reproduced")
-        lo, hi = p.loc[p["p_vs_reference"].idxmin()], p.loc[p["p_vs_reference"].idxmax()]
-        res.append(Finding(
-            claim=claims[5],
-            ours=(f"{sig} of {len(p)} learners differ significantly from LambdaMART (p < {fmt(P_LEVEL)}); p ranges "
-                  f"from {fmt(lo['p_vs_reference'], 2)} ({_label(lo['learner'])}) to {fmt(hi['p_vs_reference'], 2)} "
-                  f"({_label(hi['learner'])}); |ΔNDCG@10| ≤ {fmt(p['delta_vs_reference'].abs().max(), 2)}"),
-            verdict=verdict,
-            reason=(f"Rule: two-tailed paired t-test of each learner's per-query NDCG@10 against LambdaMART's over "
-                    f"all test queries; reproduced when every p < {fmt(P_LEVEL)}, partly when some, not reproduced "
-                    "when none. Power grows with the number of test queries (the paper: 8,000); with risk weights this "
-                    "small the learners' differences here stay within noise. The paper's own mean differences are "
-                    "tiny too (0.0003 for GeoRisk α = 1 vs LambdaMART), and it does not name its test."),
-            source=src))
-    return res
+        return Finding.not_tested(LEARNING_CLAIMS[5], "table7.csv has no p-values against LambdaMART", LEARNING)
+    sig = int((p["p_vs_reference"] < P_LEVEL).sum())
+    verdict = "reproduced" if sig == len(p) else ("partly" if sig else "not reproduced")
+    lo, hi = p.loc[p["p_vs_reference"].idxmin()], p.loc[p["p_vs_reference"].idxmax()]
+    return Finding(
+        claim=LEARNING_CLAIMS[5],
+        ours=(f"{sig} of {len(p)} learners differ significantly from LambdaMART (p < {fmt(P_LEVEL)}); p ranges "
+              f"from {fmt(lo['p_vs_reference'], 2)} ({_label(lo['learner'])}) to {fmt(hi['p_vs_reference'], 2)} "
+              f"({_label(hi['learner'])}); |ΔNDCG@10| ≤ {fmt(p['delta_vs_reference'].abs().max(), 2)}"),
+        verdict=verdict,
+        reason=(f"Rule: two-tailed paired t-test of each learner's per-query NDCG@10 against LambdaMART's over "
+                f"all test queries; reproduced when every p < {fmt(P_LEVEL)}, partly when some, not reproduced "
+                "when none. Power grows with the number of test queries (the paper: 8,000); with risk weights this "
+                "small the learners' differences here stay within noise. The paper's own mean differences are "
+                "tiny too (0.0003 for GeoRisk α = 1 vs LambdaMART), and it does not name its test."),
+        source=src)
 
 
 def findings(out) -> list[Finding]:

@@ -99,7 +99,7 @@ def table7(per_query: pd.DataFrame, *, learners, baselines, bm25: str = "bm25", 
     ``delta_vs_reference`` (mean difference to ``reference``) and
     ``p_vs_reference`` (two-tailed paired t-test over all test queries).
     """
-    from scipy.stats import ttest_rel
+    from evalrank.evaluation.stats import paired_t_test
 
     missing = [c for c in (*learners, *baselines, bm25) if c not in per_query.columns]
     if missing:
@@ -111,10 +111,7 @@ def table7(per_query: pd.DataFrame, *, learners, baselines, bm25: str = "bm25", 
         for name in learners:
             s = per_query[name].to_numpy()
             prof = risk.profile(s, B, loss_threshold=loss_threshold)
-            if name == reference:
-                p = np.nan
-            else:
-                p = float(ttest_rel(s, ref).pvalue) if np.any(s != ref) else 1.0
+            p = np.nan if name == reference else paired_t_test(s, ref, zero=1.0)[1]
             rows.append({"half": half, "learner": name, **prof, "delta_vs_reference": float(np.mean(s - ref)),
                          "p_vs_reference": p})
     return pd.DataFrame(rows)

@@ -20,8 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-
+from evalrank.evaluation.stats import kendall_tau, paired_t_test
 from evalrank.metrics import risk
 
 __all__ = ["table6", "observations", "georisk_curves", "score_trec_runs", "parse_measure", "per_query",
@@ -76,7 +75,7 @@ def table6(names, X, *, baseline: str, alphas=TABLE6_ALPHAS, top: int = 8, measu
     U[others] = risk.urisk(X[rows[others]], X[b], a)
     T[others] = risk.trisk(X[rows[others]], X[b], a)
     df = pd.DataFrame({"system": [names[i] for i in rows], measure: mean[rows]})
-    df["p_baseline"] = [np.nan if i == b else stats.ttest_rel(X[i], X[b]).pvalue for i in rows]
+    df["p_baseline"] = [np.nan if i == b else paired_t_test(X[i], X[b])[1] for i in rows]
     for k, al in enumerate(a):
         tag = f"a{al:g}"
         for col, vals in (("urisk", U), ("trisk", T), ("trisk_star", TS), ("zrisk", Z), ("georisk", G)):
@@ -93,10 +92,7 @@ def _order(df: pd.DataFrame, col: str) -> list[str]:
 def _tau(df: pd.DataFrame, c1: str, c2: str) -> float:
     """Kendall's tau over the rows where both columns are defined; NaN below two such rows
     (no order to compare, as scipy returns, without its warning)."""
-    d = df[[c1, c2]].dropna()
-    if len(d) < 2:
-        return float("nan")
-    return float(stats.kendalltau(d[c1], d[c2]).statistic)
+    return kendall_tau(df[c1], df[c2], nan="omit")
 
 
 def observations(df: pd.DataFrame, *, measure: str = "err@20", alphas=TABLE6_ALPHAS) -> pd.DataFrame:
