@@ -57,6 +57,10 @@ def test_shipped_configs_validate(path):
         ({"dataset": {"kind": "synthetic", "root": "x", "sha256": "abc"}}, "dataset.sha256", "does not match"),
         ({"dataset": {"kind": "synthetic", "root": "x", "max_grade": 2, "synthetic": {"grade_marginals": [0.5, 0.5]}}},
          "dataset.synthetic.grade_marginals", "needs max_grade + 1 = 3 shares"),
+        ({"dataset": {"kind": "synthetic", "root": "x", "file": "all.txt"}}, "dataset.file",
+         "is for kind 'local' only (dataset.kind is 'synthetic')"),
+        ({"dataset": {"kind": "local", "root": "x", "file": ""}}, "dataset.file", "should be non-empty"),
+        ({"dataset": {"kind": "mslr-excerpt", "root": "x", "file": "a.txt"}}, "dataset.file", "'local' only"),
         ({"models": {"enabled": False}}, "active.enabled", "needs the models stage"),
         ({"ndcg": {"learners": ["adarank", "ranksvm"]}}, "ndcg.fig1_learners", "must also be in ndcg.learners"),
         ({"ndcg": {"reference": "trec"}}, "ndcg.reference", "must be one of ndcg.train_conventions"),
@@ -342,6 +346,16 @@ def _schema_nodes():
     for name, sub in root["$defs"].items():  # the definitions themselves
         walk([sub], f"$defs.{name}")
     return out
+
+
+@pytest.mark.parametrize("dataset", [
+    {"kind": "local", "root": "data/letor"},
+    {"kind": "local", "root": "data", "file": "all.txt"},
+    {"kind": "mslr-excerpt", "root": "data/mslr-excerpt"},
+])
+def test_dataset_layouts_validate(dataset):
+    cfg = validate_config({**copy.deepcopy(MINIMAL), "dataset": dataset})
+    assert cfg["dataset"]["file"] == dataset.get("file")
 
 
 def test_every_schema_key_has_a_type_and_a_description():

@@ -342,6 +342,8 @@ def _dataset_checks(key: str, ds: dict) -> list[tuple[str, str]]:
                          f"needs max_grade + 1 = {ds['max_grade'] + 1} shares, got {len(marg)}"))
     elif marg is not None and abs(sum(marg) - 1.0) > 1e-6:
         problems.append((f"{key}.synthetic.grade_marginals", f"shares must sum to 1, got {sum(marg):g}"))
+    if ds["file"] is not None and ds["kind"] != "local":
+        problems.append((f"{key}.file", f"is for kind 'local' only ({key}.kind is {ds['kind']!r})"))
     if ds["kind"] != "synthetic":
         return problems
     if marg is None and ds["max_grade"] != 4:

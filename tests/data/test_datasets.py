@@ -32,7 +32,7 @@ def _make_layout(root: Path, folds=range(1, 6), splits=("train", "vali", "test")
 
 
 def test_registry_contents():
-    assert known_datasets() == ["local", "mq2008", "mslr-web10k", "mslr-web30k", "synthetic"]
+    assert known_datasets() == ["local", "mq2008", "mslr-excerpt", "mslr-web10k", "mslr-web30k", "synthetic"]
     mq = get_spec("mq2008")
     assert (mq.kind, mq.archive, mq.n_features, mq.max_grade) == ("download", "MQ2008.rar", 46, 2)
     web30k = get_spec("mslr-web30k")

@@ -5,7 +5,8 @@ from snakemake.logging import logger
 
 from evalrank.cli.common import stage_flags as flags
 from evalrank.config import ConfigError, data_problems
-from evalrank.data.datasets import get_spec, missing_files, partition_file
+from evalrank.data.datasets import fold_file, get_spec, missing_files, partition_file
+from evalrank.data.layout import local_layout, spec_layout
 from evalrank.data.facts import read_facts, synthetic_facts
 from evalrank.io import damaged_archives
 from evalrank.seeds import int_seed
@@ -13,26 +14,39 @@ from evalrank.seeds import int_seed
 RESULTS = f"results/{config['name']}"
 LOGS = f"{RESULTS}/logs"
 BENCH = f"{RESULTS}/benchmarks"
-DATA_ROOT = config["dataset"]["root"]
 DS = config["dataset"]
 FOLDS = config["folds"]
 PARTITIONS = [1, 2, 3, 4, 5]
 
 
 class Dataset:
-    """One dataset of the config: its config section, spec, raw folder and parsed partitions."""
+    """One dataset of the config: its config section, spec, raw folder, its files' layout
+    (evalrank.data.layout; None for the synthetic dataset) and parsed partitions."""
 
     def __init__(self, key, ds, prefix, parsed, seed):
         self.key, self.config, self.prefix, self.parsed, self.seed = key, ds, prefix, parsed, seed
         self.root = ds["root"]
         self.spec = get_spec(ds["kind"], **{k: ds[k] for k in ("url", "sha256") if ds.get(k)},
                              n_features=ds["n_features"], max_grade=ds["max_grade"])
+        try:
+            self.layout = (None if self.spec.kind == "synthetic" else
+                           local_layout(self.root, ds.get("file"), key=key) if self.spec.kind == "local" else
+                           spec_layout(self.spec, self.root))
+        except (OSError, ValueError) as e:
+            raise WorkflowError(str(e)) from None
 
     def partition_files(self):
         return [str(partition_file(self.root, p)) for p in PARTITIONS]
 
+    def source_files(self):
+        """The text files the parsed partitions come from (S1..S5's own files unless derived)."""
+        return self.partition_files() if self.layout is None else [str(p) for p in self.layout.sources]
+
+    def parsed_files(self):
+        return [f"{self.parsed}/S{p}.npz" for p in PARTITIONS]
+
     def layout_files(self):
-        return [str(Path(self.root) / f"Fold{f}" / f"{s}.txt") for f in PARTITIONS for s in ("train", "vali", "test")]
+        return [str(fold_file(self.root, f, s)) for f in self.spec.folds for s in self.spec.splits]
 
 
 DATASETS = [Dataset("dataset", DS, "", f"{RESULTS}/data", config["seed"])]
@@ -42,11 +56,6 @@ if config["risk"]["learning"]["dataset"] is not None:
     DATASETS.append(Dataset("risk.learning.dataset", config["risk"]["learning"]["dataset"], "risk_",
                             f"{RESULTS}/risk/learning/data", int_seed(config["seed"], "risk-learning-data")))
 MODELS = config["models"]["names"]
-
-
-def partition_txt(part):
-    """LETOR text file holding exactly query partition S_part (MSLR rotation)."""
-    return str(partition_file(DATA_ROOT, int(part)))
 
 
 def pool_parts(fold):
@@ -135,7 +144,7 @@ def _fresh_facts():
     facts = Path(FACTS_FILE)
     if not facts.exists():
         return None
-    parts = [Path(f"{RESULTS}/data/S{p}.npz") for p in PARTITIONS] + [Path(partition_txt(p)) for p in PARTITIONS]
+    parts = [Path(f"{RESULTS}/data/S{p}.npz") for p in PARTITIONS] + [Path(f) for f in DATASETS[0].source_files()]
     if not all(p.exists() for p in parts[: len(PARTITIONS)]):
         return None
     newest = max(p.stat().st_mtime for p in parts if p.exists())

@@ -1,4 +1,5 @@
-# Data: synthesize | download + extract  ->  parse each query partition  ->  describe.
+# Data: synthesize | download + extract  ->  parse each query partition (or, for a dataset of one
+# fold or one file, deal its queries into the five partitions: evalrank.data.layout)  ->  describe.
 
 # One set of rules per dataset of the config (DATASETS in common.smk): the main dataset and,
 # when risk.learning.dataset names another one, the risk stage's learning dataset.
@@ -25,15 +26,10 @@ for _d in DATASETS:
                 "python -m evalrank stage synthesize {params.opts} --threads {threads} 2> {log:q}"
 
     elif _d.spec.kind == "local":
-        _missing = missing_files(_d.root, _d.spec)
-        if _missing:
-            raise WorkflowError(
-                f"{_d.key}.kind is 'local' but {len(_missing)} file(s) are missing under {_d.root!r}, "
-                f"e.g. {_missing[0]}. Point {_d.key}.root at a folder with Fold1..Fold5/{{train,vali,test}}.txt."
-            )
+        pass  # its layout was found when the DAG was built (Dataset in common.smk), or the run stopped
 
     elif missing_files(_d.root, _d.spec):
-        # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008): only defined while the layout is
+        # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008, mslr-excerpt): only defined while the layout is
         # incomplete, so an already extracted copy is never re-downloaded. Runs where Snakemake
         # runs (localrules): compute nodes often have no internet.
 
@@ -55,6 +51,31 @@ for _d in DATASETS:
                 runtime=240,
             shell:
                 "python -m evalrank stage download {params.opts} 2> {log:q}"
+
+    if _d.layout is not None and _d.layout.derived:
+
+        rule:
+            name:
+                f"{_d.prefix}derive_partitions"
+            input:
+                [str(p) for p in _d.layout.sources],
+            output:
+                _d.parsed_files(),
+            params:
+                opts=flags(seed=_d.seed, n_features=_d.config["n_features"], max_grade=_d.config["max_grade"]),
+            log:
+                f"{LOGS}/{_d.prefix}derive_partitions.log",
+            benchmark:
+                f"{BENCH}/{_d.prefix}derive_partitions.tsv"
+            threads: 1
+            resources:
+                mem_mb=lambda w, input: max(2000, int(8 * input.size_mb)),
+                runtime=30,
+            shell:
+                "python -m evalrank stage derive-partitions --inputs {input:q} --outputs {output:q} {params.opts}"
+                " 2> {log:q}"
+
+        continue
 
     rule:
         name:

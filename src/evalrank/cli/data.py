@@ -57,6 +57,17 @@ def cmd_parse(a):
     _log(f"parsed {a.input}: {coll.n_queries} queries, {coll.n_docs} docs, {mb:.1f} MB in {dt:.2f}s")
 
 
+def cmd_derive_partitions(a):
+    from evalrank.data.layout import derive_partitions, read_sources
+
+    pooled = read_sources(a.inputs, n_features=a.n_features, max_grade=a.max_grade)
+    parts = derive_partitions(pooled, a.seed)
+    for part, out in zip(parts, a.outputs):
+        part.save(out)
+    _log(f"dealt {pooled.n_queries} queries of {len(a.inputs)} file(s) into S1..S5: "
+         f"{', '.join(str(p.n_queries) for p in parts)} queries")
+
+
 def cmd_data_facts(a):
     from evalrank.data.facts import partition_facts, write_facts
 
@@ -112,7 +123,8 @@ def add_stage_parsers(sub) -> None:
 
     s = add_command(sub, "download", cmd_download,
                     "download (resumable, checksummed) and extract a registered dataset")
-    s.add_argument("--dataset", required=True, help="mslr-web30k, mslr-web10k or mq2008 (dataset.kind)")
+    s.add_argument("--dataset", required=True,
+                   help="mslr-web30k, mslr-web10k, mq2008 or mslr-excerpt (dataset.kind)")
     s.add_argument("--root", required=True, help="folder to download and extract into (dataset.root)")
     s.add_argument("--url", help="download from here (dataset.url; default: the registry's URL)")
     s.add_argument("--sha256", help="expected checksum of the archive (dataset.sha256; default: the registry's)")
@@ -124,6 +136,15 @@ def add_stage_parsers(sub) -> None:
                                                    "highest feature index in the file)")
     s.add_argument("--max-grade", type=int, help="labels must be 0..max-grade (dataset.max_grade; default: any "
                                                  "label in the int8 range)")
+
+    s = add_command(sub, "derive-partitions", cmd_derive_partitions,
+                    "deal the queries of one fold's files (or one file) into partitions S1..S5 (.npz)")
+    s.add_argument("--inputs", nargs="+", required=True,
+                   help="LETOR files: FoldK/{train,vali,test}.txt (vali optional) or dataset.file")
+    s.add_argument("--outputs", nargs=5, required=True, help="the parsed partitions S1..S5 (.npz)")
+    s.add_argument("--seed", type=int, required=True, help="the dataset's seed (seed)")
+    s.add_argument("--n-features", type=int, required=True, help="features per document (dataset.n_features)")
+    s.add_argument("--max-grade", type=int, required=True, help="labels must be 0..max-grade (dataset.max_grade)")
 
     s = add_command(sub, "data-facts", cmd_data_facts,
                     "facts of the parsed partitions for the data-tied config checks")

@@ -138,8 +138,10 @@ class _Context:
         lines.append(
             f"Download the archive by hand from {source} and place it at {self.dest.absolute()}, then re-run."
         )
-        size = _file_size(self.part)
-        if size:
+        size = None if self.part is None else _file_size(self.part)
+        if size is None:
+            pass  # no partial file (pip fetches in one go)
+        elif size:
             lines.append(f"Partial data ({size} bytes) kept at {self.part.absolute()} will be resumed.")
         else:
             lines.append(f"Partial downloads are kept at {self.part.absolute()} and resumed on the next run.")
@@ -504,7 +506,9 @@ def _extract_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path, ar
 def fetch_dataset(spec: DatasetSpec, root, *, show_progress: bool = True) -> Path:
     """Make ``root`` hold the Fold layout of ``spec`` and return ``Path(root)``.
 
-    For a ``download`` spec whose files are missing: download ``spec.url`` to
+    For a ``download`` spec whose files are missing: ``pip download`` of
+    ``spec.pip`` when it has one (:func:`evalrank.data.sdist.fetch_sdist`), else
+    download ``spec.url`` to
     ``root/spec.archive`` (resuming, sha256-checked), extract the split files,
     then check the layout. A complete layout is returned without network.
     For ``local`` and ``synthetic`` specs there is nothing to fetch; the layout
@@ -515,6 +519,10 @@ def fetch_dataset(spec: DatasetSpec, root, *, show_progress: bool = True) -> Pat
     root = Path(root)
     if spec.kind != "download" or not missing_files(root, spec):
         return require_layout(root, spec)
+    if spec.pip is not None:
+        from evalrank.data.sdist import fetch_sdist
+
+        return fetch_sdist(spec, root)
     archive = download(
         spec.url,
         root / spec.archive,
