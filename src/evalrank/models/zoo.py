@@ -200,5 +200,6 @@ def _pickle_hint(path: Path) -> str:
         head = fh.read(2)
     if head[:1] == b"\x80" or head[:1] in (b"x", b"\x1f"):  # pickle protocol 2+, or joblib's zlib/gzip
         return ("; it looks like a pickle (the joblib .pkl files of evalrank before skops), which is never loaded: "
-                "loading a pickle runs the file's code. Train the model again (the pipeline's train rule)")
+                "loading a pickle runs the file's code. Delete it and train the model again (the pipeline's "
+                "train rules write skops files)")
     return ""
