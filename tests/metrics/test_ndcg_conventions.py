@@ -220,3 +220,30 @@ def test_discount_callable_must_be_sane():
         ndcg(np.array([1.0, 0.5]), np.array([1, 0]), np.array([0, 2]), discount=lambda r: -r)
     with pytest.raises(TypeError, match="unknown NDCG option"):
         resolve(None, cutoff=3)
+
+
+def test_convention_names_come_from_the_registry():
+    """Every place that lists the presets follows metrics.conventions.CONVENTIONS (issue 29)."""
+    import yaml
+
+    from evalrank.config import schema_path
+    from evalrank.metrics.conventions import names_text
+
+    schema = yaml.safe_load(schema_path().read_text())
+    assert schema["$defs"]["convention"]["enum"] == list(CONVENTIONS)   # the config schema (kept by hand)
+    text = names_text()
+    assert text == "trec, gdeval, ranklib, letor3, letor4, ms, yahoo, sklearn, lightgbm or xgboost"
+    assert [w.strip() for w in text.replace(" or ", ", ").split(",")] == list(CONVENTIONS)
+
+
+def test_ndcg_help_lists_every_preset():
+    import argparse
+
+    from evalrank.cli import ndcg as cli_ndcg
+
+    parser = argparse.ArgumentParser()
+    cli_ndcg.add_parsers(parser.add_subparsers())
+    sub = parser._subparsers._group_actions[0].choices["ndcg"]
+    (conv,) = [a for a in sub._actions if "--convention" in a.option_strings]
+    for name in CONVENTIONS:
+        assert name in conv.help.replace(",", " ").split(), name

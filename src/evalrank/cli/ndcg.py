@@ -15,7 +15,8 @@ from evalrank.cli.common import _log, add_command
 
 __all__ = ["add_parsers"]
 
-CONVENTIONS = "trec, gdeval, ranklib, letor3, letor4, ms, yahoo, sklearn, lightgbm or xgboost"
+from evalrank.metrics.conventions import names_text  # noqa: E402  (the registry of presets)
+CONVENTIONS = names_text()  # "trec, gdeval, ..., lightgbm or xgboost", the presets in the registry's order
 
 
 def cmd_ndcg(a):

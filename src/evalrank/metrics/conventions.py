@@ -78,7 +78,7 @@ from __future__ import annotations
 
 import types
 
-__all__ = ["CONVENTIONS", "DEFAULTS", "OPTION_NAMES", "SHORT", "resolve"]
+__all__ = ["CONVENTIONS", "DEFAULTS", "OPTION_NAMES", "SHORT", "resolve", "names_text"]
 
 SHORT = ("pad", "truncate-ideal", "zero")
 OPTION_NAMES = ("gain", "discount", "empty", "short", "ties", "docid_order", "precision")
@@ -89,6 +89,8 @@ DEFAULTS = types.MappingProxyType(dict(gain="exp", discount="log2", empty=0.0, s
 
 _EXP_STANDARD = dict(gain="exp", empty=0.0, short="pad", ties="stable")
 
+#: The presets by name: the one registry of convention names (the CLI's help, the config schema's
+#: ``$defs.convention`` enum, the Busa-Fekete study's tables, figures and audit follow it; tested).
 CONVENTIONS = types.MappingProxyType({
     "trec": dict(gain="linear", empty=0.0, short="pad", ties="docid", docid_order="descending", precision="float32"),
     "gdeval": dict(gain="exp", empty="skip", short="pad", ties="docid", docid_order="descending", precision=None),
@@ -101,6 +103,13 @@ CONVENTIONS = types.MappingProxyType({
     "lightgbm": dict(_EXP_STANDARD, empty=1.0),
     "xgboost": dict(_EXP_STANDARD, empty=1.0, precision="float32"),
 })
+
+
+def names_text(last: str = "or") -> str:
+    """The presets' names in the registry's order as a sentence's list, for help texts:
+    ``"trec, gdeval, ranklib, ..., lightgbm or xgboost"``."""
+    names = list(CONVENTIONS)
+    return ", ".join(names[:-1]) + f" {last} " + names[-1]
 
 
 def resolve(convention: str | None = None, **overrides) -> dict:

@@ -56,3 +56,15 @@ def test_audit_table_on_installed_tools():
     assert hist.loc["LETOR 4.0 (Perl)", "short"] == "zero"
     assert hist.loc["YAHOO (Python)", "empty"] == "1"
     assert np.all(hist["preset_matches_cases"])
+
+
+def test_the_audit_names_registry_presets_and_covers_them_all():
+    """Each tool's evalrank equivalent and each historical tool is a preset of the registry, and every
+    preset is audited (a new preset must say which tool it stands for)."""
+    from evalrank.metrics.conventions import CONVENTIONS
+    from evalrank.papers.busafekete2012.findings import PAPER_PRESETS
+
+    tools = {conv for *_, (conv, _) in audit._tools()}
+    historical = {conv for _, conv in audit.HISTORICAL}
+    assert tools <= set(CONVENTIONS) and historical <= set(CONVENTIONS) and set(PAPER_PRESETS) <= historical
+    assert tools | historical == set(CONVENTIONS)

@@ -65,3 +65,10 @@ def test_fig1_rows_still_share_y_per_learner(tmp_path, figures):
     assert len(axes) == 6
     for row in (axes[:3], axes[3:]):
         assert len({ax.get_ylim() for ax in row}) == 1
+
+
+def test_every_preset_has_a_label_and_no_stale_one():
+    from evalrank.metrics.conventions import CONVENTIONS
+
+    assert set(CONVENTIONS) <= set(plots_ndcg.LABELS)              # derived from the registry
+    assert set(plots_ndcg._CONVENTION_NAMES) <= set(CONVENTIONS)    # a renamed preset leaves no stale label

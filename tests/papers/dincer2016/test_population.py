@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -212,3 +213,13 @@ def test_population_variants_are_deterministic_and_distinct():
         systems.single_feature_scores(test, [0])
     with pytest.raises(ValueError, match="objectives"):
         systems.variant_specs(["ranknet"], 1, [1.0], [1.0])
+
+
+def test_population_measure_checks_what_the_one_parser_returns():
+    assert population.population_measure("err@20") == ("err", 20)
+    assert population.population_measure("ndcg@5") == ("ndcg", 5)
+    for bad in ("map", "ndcg(gain=linear)@10", "err(max_grade=3)@20", "ndcg@frac:0.3", "zipf@10"):
+        with pytest.raises(ValueError, match=re.escape(f"measure must be err@k or ndcg@k, got {bad!r}")):
+            population.population_measure(bad)
+    with pytest.raises(ValueError, match="not known"):
+        population.population_measure("xyzzy")

@@ -5,14 +5,19 @@ columns for the evaluation convention and curves for the training convention
 
 from __future__ import annotations
 
+from evalrank.metrics.conventions import CONVENTIONS
 from evalrank.papers.common.plots.style import color, require_columns, save_figure, subplots
 
 __all__ = ["plot_fig1", "plot_fig2", "LABELS"]
 
-#: display names of conventions and learners
+#: display names of the conventions whose name is not shown as it is (keys: presets of the registry)
+_CONVENTION_NAMES = {
+    "ranklib": "trec/ranklib", "trec": "trec (linear gain)", "letor4": "letor", "letor3": "letor 3.0",
+    "sklearn": "scikit-learn", "lightgbm": "LightGBM", "xgboost": "XGBoost",
+}
+#: display names of conventions (every preset of :data:`evalrank.metrics.conventions.CONVENTIONS`) and learners
 LABELS = {
-    "ranklib": "trec/ranklib", "trec": "trec (linear gain)", "yahoo": "yahoo", "letor4": "letor", "letor3": "letor 3.0",
-    "ms": "ms", "sklearn": "scikit-learn", "lightgbm": "LightGBM", "xgboost": "XGBoost",
+    **{c: _CONVENTION_NAMES.get(c, c) for c in CONVENTIONS},
     "adarank": "AdaRank", "lambdamart": "LambdaMART", "ranknet": "RankNet", "coordinate_ascent": "Coord. Ascent",
     "rankboost": "RankBoost", "ranksvm": "RankSVM",
 }

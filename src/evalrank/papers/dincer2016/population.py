@@ -23,7 +23,7 @@ import pandas as pd
 from evalrank.evaluation.stats import kendall_tau, paired_t_test
 from evalrank.metrics import risk
 
-__all__ = ["table6", "observations", "georisk_curves", "score_trec_runs", "parse_measure", "per_query",
+__all__ = ["table6", "observations", "georisk_curves", "score_trec_runs", "population_measure", "per_query",
            "TABLE6_ALPHAS"]
 
 #: the alpha values of the paper's Table 6 (0, 5, 20; the caption also names 1 and 10)
@@ -140,9 +140,10 @@ def georisk_curves(names, X, systems, alphas=np.arange(0, 21), *, zero_totals: s
 # ---------------------------------------------------------------------------
 # TREC runs -> systems x topics
 # ---------------------------------------------------------------------------
-def parse_measure(measure: str) -> tuple[str, int | None]:
-    """``"err@20"`` -> ``("err", 20)``; ``"ndcg"`` -> ``("ndcg", None)``: the measures of the flat-array
-    population (ERR or NDCG at a cut-off), in the package's vocabulary (:mod:`evalrank.metrics.names`)."""
+def population_measure(measure: str) -> tuple[str, int | None]:
+    """``"err@20"`` -> ``("err", 20)``; ``"ndcg"`` -> ``("ndcg", None)``: the measure ``measure``
+    (parsed by :func:`evalrank.metrics.names.parse_measure`, the one parser) if it is one of the
+    flat-array population (ERR or NDCG at a cut-off, no options), else a ``ValueError``."""
     from evalrank.metrics.names import RankMeasure
     from evalrank.metrics.names import parse_measure as parse_name
 
@@ -161,7 +162,7 @@ def per_query(scores, labels, offsets, measure: str = "err@20", *, max_grade: in
     relevant documents scoring 0)."""
     from evalrank.metrics import err, ndcg
 
-    name, k = parse_measure(measure)
+    name, k = population_measure(measure)
     if name == "err":
         ties = "docid" if doc_ids is not None else "stable"
         return err(scores, labels, offsets, k, max_grade=max_grade, ties=ties, doc_ids=doc_ids)

@@ -31,21 +31,28 @@ import pandas as pd
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.dcg import cut_discount_row, grade_counts, ideal_from_counts
 from evalrank.metrics.names import RankMeasure
-from evalrank.metrics.names import parse_measure as _parse_name
+from evalrank.metrics import names
 from evalrank.metrics.ranking import descending_rows
 
-__all__ = ["parse_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
+__all__ = ["theory_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
 
 
-def parse_measure(name) -> RankMeasure:
-    """An NDCG of the shared vocabulary (:mod:`evalrank.metrics.names`) named by its discount and
-    cut-off only: Wang's ``"DISCOUNT[@K]"`` (``zipf@10``, ``log2@frac:0.3``) or
-    ``ndcg(discount=...)@K``; ``ValueError`` names the measure."""
-    m = _parse_name(name)
+def theory_measure(name) -> RankMeasure:
+    """The measure ``name`` (parsed by :func:`evalrank.metrics.names.parse_measure`, the one parser)
+    if it is one the theory stage takes: an NDCG named by its discount and cut-off only, Wang's
+    ``"DISCOUNT[@K]"`` (``zipf@10``, ``log2@frac:0.3``) or ``ndcg(discount=...)@K``; else a
+    ``ValueError`` that names the measure."""
+    m = names.parse_measure(name)
     if not (isinstance(m, RankMeasure) and m.family == "ndcg" and set(dict(m.options)) <= {"discount"}):
         raise ValueError(f"measure {name!r}: the theory stage takes an NDCG named by its discount and cut-off, "
                          "e.g. 'zipf@10', 'log2@frac:0.3', 'ndcg(discount=poly:0.5)@pow:0.5'")
     return m
+
+
+#: Old name of :func:`theory_measure`, an alias kept only while ``evalrank.config`` and
+#: :mod:`evalrank.papers.wang2013.stages` import it (the one parser named ``parse_measure`` is
+#: :func:`evalrank.metrics.names.parse_measure`).
+parse_measure = theory_measure
 
 
 def _blocks(R: int, block: int):
@@ -64,7 +71,7 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
         raise ValueError(f"R: expected a positive integer, got {R!r}")
     if not isinstance(seed, np.random.SeedSequence):
         raise TypeError("seed: expected a numpy.random.SeedSequence")
-    measures = [parse_measure(m) for m in measures]
+    measures = [theory_measure(m) for m in measures]
     block = int(block) if block is not None else max(1, 2_000_000 // int(n))
     if block < 1:
         raise ValueError(f"block: expected a positive integer, got {block!r}")
@@ -101,7 +108,7 @@ def limits_table(pop, scorers, measures, names=None) -> pd.DataFrame:
     names = names or [str(s) for s in scorers]
     rows = []
     for name, sc in zip(names, scorers):
-        for m in (parse_measure(x) for x in measures):
+        for m in (theory_measure(x) for x in measures):
             L = ndcg_limit(pop, sc, m.discount, m.k)
             rows.append({"scorer": name, "measure": str(m), "limit": L.value, "rule": L.rule, "theorem": L.theorem})
     return pd.DataFrame(rows)
@@ -112,7 +119,7 @@ def convergence_table(values: dict, pop, scorers, measures, names=None, limits=N
     ``values``: n -> :func:`sample_ndcg` array. ``limits``: a
     :func:`limits_table` of the same scorers and measures (computed when
     not given)."""
-    measures = [parse_measure(m) for m in measures]
+    measures = [theory_measure(m) for m in measures]
     names = names or [str(s) for s in scorers]
     if limits is None:
         limits = limits_table(pop, scorers, measures, names)
@@ -137,7 +144,7 @@ def distinguishability(values: dict, pairs, measures) -> pd.DataFrame:
     with its binomial standard error; ``pairs``: (label, i1, i2) scorer
     indices into the arrays of ``values`` (n -> :func:`sample_ndcg` array).
     Ties count one half."""
-    measures = [parse_measure(m) for m in measures]
+    measures = [theory_measure(m) for m in measures]
     rows = []
     for n, v in sorted(values.items()):
         R = v.shape[0]

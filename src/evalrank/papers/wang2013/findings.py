@@ -439,10 +439,10 @@ def _fig_of(measure: str):
     # the discount's family as evalrank.papers.wang2013.limits.family (without its scipy import)
     from evalrank.metrics.cutoffs import parse_cutoff
     from evalrank.metrics.discounts import parse_discount
-    from evalrank.papers.wang2013.experiments import parse_measure
+    from evalrank.papers.wang2013.experiments import theory_measure
 
     try:
-        m = parse_measure(measure)
+        m = theory_measure(measure)
         d = parse_discount(m.discount)
         cut = parse_cutoff(m.k)
     except (ValueError, TypeError):

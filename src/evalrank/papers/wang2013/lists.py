@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalrank.metrics.ndcg import ndcg
-from evalrank.papers.wang2013.experiments import parse_measure
+from evalrank.papers.wang2013.experiments import theory_measure
 
 __all__ = ["prefix_ndcg", "longest_queries"]
 
@@ -32,7 +32,7 @@ def longest_queries(offsets, n_queries: int) -> np.ndarray:
 def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
     """Mean and standard error over queries of NDCG of each query's first n
     documents, for every n in ``sizes``, ranker (``scores``: name -> (n_docs,)
-    scores) and measure name (:func:`~evalrank.papers.wang2013.experiments.parse_measure`).
+    scores) and measure name (:func:`~evalrank.papers.wang2013.experiments.theory_measure`).
     Raises ValueError naming ``sizes`` if an n exceeds the shortest query."""
     offsets = np.asarray(offsets, dtype=np.int64)
     labels = np.asarray(labels)
@@ -43,7 +43,7 @@ def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
     for name, s in scores.items():
         if np.asarray(s).shape != labels.shape:
             raise ValueError(f"scores[{name!r}]: expected shape {labels.shape}, got {np.asarray(s).shape}")
-    measures = [parse_measure(m) for m in measures]
+    measures = [theory_measure(m) for m in measures]
     Q = q_sizes.size
     rows = []
     for n in sizes:

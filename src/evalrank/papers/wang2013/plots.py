@@ -49,10 +49,10 @@ def plot_convergence(conv, path, *, ncols=3):
 
 def _no_limit(measure: str) -> bool:
     """Summable discount or fixed cut-off: NDCG has no limit (Theorem 6)."""
-    from evalrank.papers.wang2013.experiments import parse_measure
+    from evalrank.papers.wang2013.experiments import theory_measure
     from evalrank.papers.wang2013.limits import has_limit
 
-    m = parse_measure(measure)
+    m = theory_measure(measure)
     return not has_limit(m.discount, m.k)
 
 
