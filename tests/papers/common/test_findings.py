@@ -64,3 +64,21 @@ def test_formatting_helpers():
                                           (float("nan"), "not tested")])
 def test_verdict_within(ours, verdict):
     assert verdict_within(ours, 0.1, abs_=0.01) == verdict
+
+
+def test_not_tested_is_the_one_way_to_say_it():
+    f = Finding.not_tested("c", "no such table in this config", ("a.csv", "b.csv"))
+    assert (f.claim, f.ours, f.verdict, f.reason, f.source) == ("c", "—", "not tested", "no such table in this config",
+                                                                 "a.csv, b.csv")
+    assert Finding.not_tested("c", "r", "a.csv").source == "a.csv" and Finding.not_tested("c", "r").source == ""
+
+
+def test_no_paper_builds_a_not_tested_finding_by_hand():
+    """Every "—" / "not tested" finding goes through Finding.not_tested (papers/*/findings.py)."""
+    import inspect
+    import re
+
+    for name in findings.PAPERS:
+        src = inspect.getsource(importlib.import_module(name))
+        assert not re.search(r"Finding\(\s*[^()]*?,\s*\"—\",\s*\"not tested\"", src), name
+        assert not re.search(r"ours=\"—\",\s*verdict=\"not tested\"", src), name

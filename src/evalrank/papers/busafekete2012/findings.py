@@ -106,7 +106,7 @@ def _yahoo_shift(out, ref: str) -> Finding:
     cl = out.csv(CLAIMS)
     y = cl[cl["claim"].str.startswith("yahoo =")]
     if y.empty:
-        return Finding(claim, "—", "not tested", "claims.csv has no YAHOO rows in this run", CLAIMS)
+        return Finding.not_tested(claim, "claims.csv has no YAHOO rows in this run", CLAIMS)
     yr = y[y["train_convention"] == ref]
     if yr.empty:
         yr = y
@@ -159,8 +159,8 @@ def _letor_collapse(out, ref: str) -> Finding:
     cu = out.csv(CURVES)
     lc = cu[(cu["eval_convention"] == LETOR) & (cu["train_convention"] == ref)]
     if lt.empty or lc.empty:
-        return Finding(claim, "—", "not tested", "no LETOR rows (claims.csv / curves.csv) in this run",
-                       f"{CLAIMS}, {CURVES}")
+        return Finding.not_tested(claim, "no LETOR rows (claims.csv / curves.csv) in this run",
+                                  f"{CLAIMS}, {CURVES}")
     off = float((lt["measured"] - lt["predicted"]).abs().max())
     ltr = lt[lt["train_convention"] == ref]
     if ltr.empty:
@@ -219,7 +219,7 @@ def _letor_training(out, ref: str) -> Finding:
     cl = out.csv(CLAIMS)
     t = cl[cl["claim"].str.startswith("training with")]
     if t.empty:
-        return Finding(claim, "—", "not tested", "no learner was trained with LETOR in this run", CLAIMS)
+        return Finding.not_tested(claim, "no learner was trained with LETOR in this run", CLAIMS)
     parts, hurt, identical = [], [], []
     for _, r in t.iterrows():
         d, p = float(r["measured"]), r["p_value"]
@@ -262,15 +262,15 @@ def _yahoo_training(out, ref: str) -> Finding:
     cu = out.csv(CURVES)
     c = cu[cu["eval_convention"] == ref]
     if c.empty:
-        return Finding(claim, "—", "not tested", f"no {ref} curves in this run", CURVES)
+        return Finding.not_tested(claim, f"no {ref} curves in this run", CURVES)
     kmax = c["k"].max()
     c = c[c["k"] == kmax]
     wide = c.pivot_table(index="learner", columns="train_convention", values="mean")
     if YAHOO not in wide.columns or ref not in wide.columns:
-        return Finding(claim, "—", "not tested", "no learner was trained with YAHOO in this run", CURVES)
+        return Finding.not_tested(claim, "no learner was trained with YAHOO in this run", CURVES)
     d = (wide[YAHOO] - wide[ref]).dropna()
     if d.empty:
-        return Finding(claim, "—", "not tested", "no learner was trained with both YAHOO and " + ref, CURVES)
+        return Finding.not_tested(claim, "no learner was trained with both YAHOO and " + ref, CURVES)
     ours = (f"{ref} NDCG@{int(kmax)} trained with YAHOO − trained with {ref}: "
             + "; ".join(f"{_name(lr)} {fmt(v)}" for lr, v in d.items()))
     worse = [_name(lr) for lr, v in d.items() if v < -EQUAL_TOL]
@@ -320,8 +320,8 @@ def _ca_best(out, ref: str) -> Finding:
     paper = [c for c in PAPER_PRESETS if c in orders]
     ca = "coordinate_ascent"
     if not paper or ref not in orders or ca not in orders[ref]:
-        return Finding(claim, "—", "not tested", "Coordinate Ascent or the paper's presets are not in ordering.csv",
-                       ORDERING)
+        return Finding.not_tested(claim, "Coordinate Ascent or the paper's presets are not in ordering.csv",
+                                  ORDERING)
     ranks = {c: orders[c].index(ca) + 1 for c in paper}
     n = len(orders[ref])
     first = sum(r == 1 for r in ranks.values())
@@ -360,7 +360,7 @@ def _flips(out, ref: str) -> Finding:
     o = out.csv(ORDERING)
     orders = _orders(o)
     if ref not in orders:
-        return Finding(claim, "—", "not tested", f"no {ref} ordering in this run", ORDERING)
+        return Finding.not_tested(claim, f"no {ref} ordering in this run", ORDERING)
     tau = o.drop_duplicates("eval_convention").set_index("eval_convention")["kendall_tau_vs_reference"]
     changed = [c for c in orders if c != ref and tau.get(c, 1.0) < 1 - TAU_TOL]
     paper = [c for c in PAPER_PRESETS if c in orders and c != ref]
@@ -430,7 +430,7 @@ def _adarank_weak(out, ref: str) -> Finding:
     o = out.csv(ORDERING)
     orders = _orders(o)
     if ref not in orders or "adarank" not in orders[ref]:
-        return Finding(claim, "—", "not tested", "AdaRank is not in ordering.csv", ORDERING)
+        return Finding.not_tested(claim, "AdaRank is not in ordering.csv", ORDERING)
     last = [c for c, lst in orders.items() if lst[-1] == "adarank"]
     n = len(orders[ref])
     g = o[o["eval_convention"] == ref].set_index("learner")
@@ -460,12 +460,12 @@ def _tools(out) -> Finding:
              "(0, or 1 for YAHOO) and (ii) lists shorter than k (padded, or scored 0 by LETOR 4.0 and MS); "
              "ties were set aside as rare (Sec. 3, Sec. 5)")
     if not out.has(TOOLS):
-        return Finding(claim, "—", "not tested", "the audit of today's tools is off in this config (ndcg.audit), "
-                       "no tool_conventions.csv", TOOLS)
+        return Finding.not_tested(claim, "the audit of today's tools is off in this config (ndcg.audit), "
+                                  "no tool_conventions.csv", TOOLS)
     t = out.csv(TOOLS)
     ran = t[t["source"] == "ran the tool"]
     if ran.empty:
-        return Finding(claim, "—", "not tested", "no tool was run by the audit", TOOLS)
+        return Finding.not_tested(claim, "no tool was run by the audit", TOOLS)
     label = ran["tool"] + " " + ran["measure"].astype(str)
     ve = ran["value_empty"]
     empty_groups = {}

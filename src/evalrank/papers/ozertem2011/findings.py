@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from evalrank.papers.common.findings import Finding, fmt, pct, verdict_within
+from evalrank.papers.ozertem2011.claims import (C_APP, C_BASE, C_COV, C_DBN, C_EQ6, C_FIG7, C_IA, C_STUDY, C_T2, C_T4, C_T5, C_T6, C_T7, C_VIEWS)
 from evalrank.papers.ozertem2011.printed import (MIN_VIEWS, SIGN_CORRELATION, T4_DBN_SHARE, T4_JUDGED_SHARE,
                                               TABLE5, TABLE6, TABLE7, TABLE8)
 
@@ -62,23 +63,6 @@ def _missing(out, *files):
     return [f[len(D) + 1:] for f in out.missing([f"{D}/{f}" for f in files])]
 
 
-def _not_tested(claim, out, files):
-    miss = _missing(out, *files)
-    return Finding(claim=claim, ours="—", verdict="not tested",
-                   reason="this run has no " + ", ".join(f"`{D}/{f}`" for f in miss), source=_src(*files))
-
-
-def _guard(claim, *files):
-    """Decorator: the finding is 'not tested' when one of ``files`` is missing."""
-    def wrap(fn):
-        def run(out):
-            if _missing(out, *files):
-                return _not_tested(claim, out, files)
-            return fn(out)
-        return run
-    return wrap
-
-
 def _row(df, col, val):
     r = df[df[col] == val]
     return None if r.empty else r.iloc[0]
@@ -86,11 +70,7 @@ def _row(df, col, val):
 
 # -- Table 2 ---------------------------------------------------------------------------------
 
-C_T2 = ("Table 2 follows from Table 1: normalising each row of the inter-editor matrix gives each grade's "
-        "E(g) and Var(g) (P 3.48/0.59, E 2.27/0.61, G 1.91/0.65, F 1.42/0.69, B 0.86/0.64)")
 
-
-@_guard(C_T2, "table2.csv")
 def _table2(out):
     t = out.csv(f"{D}/table2.csv")
     n, ok = len(t), int(t["matches"].astype(str).str.lower().eq("true").sum())
@@ -120,7 +100,7 @@ def _table2(out):
 
 def _eq6(out):
     return Finding(
-        claim="Eq. 6: Var{DCG_n} = Σ Var{g_i}/log2(i+1)² − E{DCG_n}² (independent grades)",
+        claim=C_EQ6,
         ours="no output of this run evaluates the printed formula",
         verdict="not tested",
         reason=("The printed formula is wrong: it subtracts E{DCG}² from a sum of variances (a mix-up with "
@@ -134,11 +114,7 @@ def _eq6(out):
 
 # -- Sec. 2.1: simplified DBN vs EM DBN ------------------------------------------------------
 
-C_DBN = ("Sec. 2.1: the simplified DBN of eq. 1 (counting views, clicks and last clicks) performs only "
-         "slightly worse than the DBN fitted by EM")
 
-
-@_guard(C_DBN, "dbn_recovery.csv")
 def _dbn(out):
     t = out.csv(f"{D}/dbn_recovery.csv")
     rel = t[t["parameter"] == "relevance"]
@@ -172,11 +148,7 @@ def _dbn(out):
 
 # -- Table 4 ---------------------------------------------------------------------------------
 
-C_T4 = (f"Table 4 / Sec. 4: of the query-URLs the tests need, {pct(PAPER_T4_JUDGED)} have a pre-existing "
-        f"judgment and about {pct(PAPER_T4_DBN)} more have only a DBN estimate (so about a third must be smoothed)")
 
-
-@_guard(C_T4, "table4.csv")
 def _table4(out):
     t = out.csv(f"{D}/table4.csv")
     n = t["unique_query_urls"].sum()
@@ -201,12 +173,7 @@ def _table4(out):
 
 # -- Table 5 / Fig. 6 ------------------------------------------------------------------------
 
-C_T5 = ("Table 5 / Fig. 6: hybrid query/position smoothing has the lowest leave-one-out MSE, "
-        f"{fmt(PAPER_T5['hybrid'], 4)} at σ = {fmt(PAPER_T5['sigma'])}, 23–26 % below query "
-        f"({fmt(PAPER_T5['query'], 4)}) and position ({fmt(PAPER_T5['position'], 4)}) smoothing")
 
-
-@_guard(C_T5, "table5.csv")
 def _table5(out):
     r = _row(out.csv(f"{D}/table5.csv"), "source", "ours")
     q, p, h = float(r["query"]), float(r["position"]), float(r["hybrid"])
@@ -236,8 +203,7 @@ def _table5(out):
 
 def _fig7(out):
     return Finding(
-        claim=("Fig. 7: query and position smoothing make systematic errors (error pdfs with peaks away from "
-               "zero); the hybrid's errors have one peak at zero"),
+        claim=C_FIG7,
         ours="no table of this run describes the error distributions",
         verdict="not tested",
         reason=("`clicks/fig7.png` is drawn from the leave-one-out errors kept in `estimates/sources.npz`, "
@@ -248,11 +214,7 @@ def _fig7(out):
 
 # -- min views -------------------------------------------------------------------------------
 
-C_VIEWS = (f"Sec. 4 / 5.2.1: a click estimate needs ≥ {PAPER_MIN_VIEWS} views (N_view ≥ {PAPER_MIN_VIEWS}, "
-           "\"reliable relevance estimates with as few as 10 impressions\")")
 
-
-@_guard(C_VIEWS, "min_views.csv")
 def _min_views(out):
     t = out.csv(f"{D}/min_views.csv")
     parts, near, bits = {}, [], []
@@ -272,8 +234,8 @@ def _min_views(out):
                     f"{fmt(at['loo_mse'].iloc[0])} at {PAPER_MIN_VIEWS}, {fmt(g['loo_mse'].iloc[0])} at "
                     f"{int(g['min_views'].iloc[0])}, {fmt(g['loo_mse'].iloc[-1])} at {int(g['min_views'].iloc[-1])}")
     if not near:
-        return Finding(C_VIEWS, "—", "not tested", f"`min_views.csv` has no row at {PAPER_MIN_VIEWS} views "
-                       "(the threshold was fixed in the config, not chosen)", _src("min_views.csv"))
+        return Finding.not_tested(C_VIEWS, f"`min_views.csv` has no row at {PAPER_MIN_VIEWS} views "
+                                           "(the threshold was fixed in the config, not chosen)", _src("min_views.csv"))
     # rule: per click model, 10 views is "near-optimal" if its LOO MSE is within 2 % of the minimum;
     # reproduced if so for every model, partly for some, not reproduced for none
     verdict = "reproduced" if all(near) else "partly" if any(near) else "not reproduced"
@@ -302,12 +264,7 @@ def _min_views(out):
 
 # -- Table 6 ---------------------------------------------------------------------------------
 
-C_T6 = ("Table 6: per-query correlation with the fully judged ΔDCG; Carterette & Jones degrade on rare "
-        "queries (0.79, 0.63, 0.37, 0.29 for ≥ 200/50/10/0 impressions) while smoothed-DBN stays "
-        "(0.78, 0.77, 0.74, 0.74)")
 
-
-@_guard(C_T6, "table6.csv")
 def _table6(out):
     t = out.csv(f"{D}/table6.csv").set_index("min_impressions")
     ks = [k for k in PAPER_T6 if k in t.index]
@@ -360,11 +317,6 @@ def _t8(out):
     return t[q == "delta_dcg"].set_index("min_impressions"), t[q == "sign"].set_index("min_impressions")
 
 
-C_IA = ("Table 8: two fully judged sets (independent editors) give ΔDCG that correlate 0.81–0.83 per query, "
-        "the upper bound for any click-based estimate")
-
-
-@_guard(C_IA, "table8.csv")
 def _inter_annotator(out):
     t, _ = _t8(out)
     ia = t["inter_annotator"]
@@ -388,11 +340,6 @@ def _inter_annotator(out):
         verdict=verdict, reason=reason, source=_src("table8.csv"))
 
 
-C_APP = ("Table 8 / Sec. 5.2.2: smoothed-DBN approaches inter-annotator agreement: 0.74 vs 0.81 for ΔDCG, "
-         "0.69 vs 0.73 for sign(ΔDCG), over all queries")
-
-
-@_guard(C_APP, "table8.csv")
 def _approaches(out):
     t, s = _t8(out)
     lo = min(t.index)
@@ -420,11 +367,6 @@ def _approaches(out):
         source=_src("table8.csv"))
 
 
-C_BASE = ("Table 8: the single-source baselines (unjudged or unclicked = Bad) are worse than smoothed-DBN; "
-          "clicks-only falls from 0.61 to 0.18 as rare queries enter, judgments-only stays at 0.51–0.57")
-
-
-@_guard(C_BASE, "table8.csv")
 def _baselines(out):
     t, _ = _t8(out)
     ks = list(t.index)
@@ -457,8 +399,6 @@ def _baselines(out):
 
 # -- Table 7 ---------------------------------------------------------------------------------
 
-C_T7 = ("Table 7: on its five tests the fully judged sets make significant calls (9 of 15: '+' on Test 3 "
-        "and '−' on Test 5 by all three sets), and smoothed-DBN agrees with them on Tests 3-5")
 
 _CELL = re.compile(r"^\s*([+?\-])\s*\(\s*([^)]*)\)\s*$")
 
@@ -474,7 +414,6 @@ def _calls(t, method, tests):
     return out
 
 
-@_guard(C_T7, "table7.csv")
 def _table7(out):
     t = out.csv(f"{D}/table7.csv")
     tests = [c for c in t.columns if re.fullmatch(r"test\d+", c)]
@@ -530,11 +469,7 @@ def _table7(out):
 
 # -- the study (beyond the paper) ------------------------------------------------------------
 
-C_STUDY = ("Sec. 5.2.2 / Fig. 8 (our many-test study): smoothed-DBN estimates a test's ΔDCG nearly as well as a "
-           "fully judged set (the paper: 0.74 vs 0.81 against fully judged data; no truth was available to it)")
 
-
-@_guard(C_STUDY, "study.csv")
 def _study(out):
     st = out.csv(f"{D}/study.csv")
     t = st[st["truth"] == "truth"].set_index("method")
@@ -572,11 +507,6 @@ def _study(out):
         source=_src("study.csv"))
 
 
-C_COV = ("Secs. 3.1, 5.2.2: the stated Var{ΔDCG} (grade uncertainty of each pdf) measures the error, so a test's "
-         "significance call can be trusted (implied: the truth lies within the nominal band)")
-
-
-@_guard(C_COV, "study.csv")
 def _coverage(out):
     st = out.csv(f"{D}/study.csv")
     t, e = (st[st["truth"] == x].set_index("method") for x in ("truth", "expected"))
@@ -603,8 +533,33 @@ def _coverage(out):
         source=_src("study.csv"))
 
 
+#: The findings in the paper's order (Secs. 2-5), then the study beyond the paper: (rule, claim of
+#: :mod:`.claims`, the files of ``clicks/`` it reads; one missing makes the claim "not tested").
+RULES = (
+    (_table2, C_T2, ("table2.csv",)),
+    (_eq6, C_EQ6, ()),
+    (_dbn, C_DBN, ("dbn_recovery.csv",)),
+    (_table4, C_T4, ("table4.csv",)),
+    (_table5, C_T5, ("table5.csv",)),
+    (_fig7, C_FIG7, ()),
+    (_min_views, C_VIEWS, ("min_views.csv",)),
+    (_table6, C_T6, ("table6.csv",)),
+    (_inter_annotator, C_IA, ("table8.csv",)),
+    (_approaches, C_APP, ("table8.csv",)),
+    (_baselines, C_BASE, ("table8.csv",)),
+    (_table7, C_T7, ("table7.csv",)),
+    (_study, C_STUDY, ("study.csv",)),
+    (_coverage, C_COV, ("study.csv",)),
+)
+
+
 def findings(out):
-    """The paper's claims in its order (Secs. 2-5), then the study beyond the paper."""
-    return [_table2(out), _eq6(out), _dbn(out), _table4(out), _table5(out), _fig7(out), _min_views(out),
-            _table6(out), _inter_annotator(out), _approaches(out), _baselines(out), _table7(out), _study(out),
-            _coverage(out)]
+    """The paper's claims in its order (Secs. 2-5), then the study beyond the paper (:data:`RULES`)."""
+    return [_checked(out, rule, claim, files) for rule, claim, files in RULES]
+
+
+def _checked(out, rule, claim: str, files) -> Finding:
+    """``rule(out)``, or :meth:`Finding.not_tested` naming the files of ``files`` this run lacks."""
+    if miss := _missing(out, *files):
+        return Finding.not_tested(claim, "this run has no " + ", ".join(f"`{D}/{f}`" for f in miss), _src(*files))
+    return rule(out)

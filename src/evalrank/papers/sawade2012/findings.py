@@ -148,7 +148,7 @@ def _saving_finding(savings, curves, labels, exp, lo, hi, claim) -> Finding:
     src = f"{SAVINGS}, {CURVES}" + (f", {LABELS}" if labels is not None else "")
     r = _row(savings, experiment=exp, measure="err")
     if r is None:
-        return Finding(claim, "—", "not tested", f"this config runs no `{exp}` experiment with ERR", SAVINGS)
+        return Finding.not_tested(claim, f"this config runs no `{exp}` experiment with ERR", SAVINGS)
     s, ref, perr = r["saving"], r["reference_budget"], r["passive_error"]
     d = _row(savings, experiment=exp, measure="dcg")
     dcg = f"; DCG: {pct(d['saving'])}" if d is not None and not is_nan(d["saving"]) else ""
@@ -200,8 +200,8 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
     c_right = (f"Fig. 3 (right), Sec. 5.2: at Λ = {PAPER_TRAIN_SIZE_BUDGET}, active estimation significantly "
                "reduces the ERR estimation error against passive for **every** training size of the second model")
     if sizes.empty:
-        return [Finding(c, "—", "not tested", "this config trains no models of several sizes (no "
-                        "`fig3_train_size_*` experiment)", CURVES) for c in (c45, c_right)]
+        return [Finding.not_tested(c, "this config trains no models of several sizes (no "
+                                   "`fig3_train_size_*` experiment)", CURVES) for c in (c45, c_right)]
     largest = sizes.loc[sizes["train_pairs"].idxmax(), "experiment"]
     out = [_saving_finding(savings, curves, labels, largest, TRAIN_SIZE_SAVING, TRAIN_SIZE_SAVING, c45)]
     g = sizes[(sizes.measure == "err") & (sizes.budget == PAPER_TRAIN_SIZE_BUDGET)]
@@ -213,8 +213,8 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
         z = (p["mean_error"] - a["mean_error"]) / math.hypot(p["se"], a["se"])
         rows.append((int(p["train_pairs"]), p["mean_error"], a["mean_error"], z, int(p["n_runs"])))
     if not rows:
-        out.append(Finding(c_right, "—", "not tested",
-                           f"no ERR curve at Λ = {PAPER_TRAIN_SIZE_BUDGET} on this config's budget grid", CURVES))
+        out.append(Finding.not_tested(
+            c_right, f"no ERR curve at Λ = {PAPER_TRAIN_SIZE_BUDGET} on this config's budget grid", CURVES))
         return out
     rows.sort()
     ours = "; ".join(f"{fmt(n)} pairs: {fmt(pe)} → {fmt(ae)} ({pct(1 - ae / pe)} lower, {fmt(z, 2)} se)"
@@ -239,7 +239,7 @@ def _dcg_finding(savings, labels) -> Finding:
     d = savings[(savings.measure == "dcg") & savings.experiment.isin(exps)]
     d = d[d["saving"].notna()]
     if d.empty:
-        return Finding(claim, "—", "not tested", "this config estimates no DCG (or no saving is defined)", SAVINGS)
+        return Finding.not_tested(claim, "this config estimates no DCG (or no saving is defined)", SAVINGS)
     ours = "; ".join(f"`{r.experiment}` {pct(r.saving)}" for r in d.itertuples()) + " (DCG savings)"
     none = d[d["saving"] < NO_SAVING]
     if none.empty:
@@ -289,11 +289,11 @@ def _coverage_finding(out) -> Finding:
              "--interval t`, the tool's default before issue 27) covers **95 %** "
              f"(acceptance band {pct(BAND[0], 0)}–{pct(BAND[1], 0)} per cell, passive and active sampling)")
     if not out.has(COVERAGE):
-        return Finding(claim, "—", "not tested", f"no `{COVERAGE}` in this config", COVERAGE)
+        return Finding.not_tested(claim, f"no `{COVERAGE}` in this config", COVERAGE)
     c = out.csv(COVERAGE)
     c = c[c.method.isin(["passive", "active"])]
     if c.empty:
-        return Finding(claim, "—", "not tested", "no passive or active cell in the coverage study", COVERAGE)
+        return Finding.not_tested(claim, "no passive or active cell in the coverage study", COVERAGE)
     inb = c["coverage"].between(*BAND)
     big, small = c["budget"] > FEW_DRAWS, c["budget"] <= FEW_DRAWS
 
@@ -342,7 +342,7 @@ def _coverage_finding(out) -> Finding:
 
 def findings(out):
     if not out.has(SAVINGS, CURVES):
-        return [Finding("the paper's claims", "—", "not tested", f"no `{SAVINGS}` / `{CURVES}` in this config")]
+        return [Finding.not_tested("the paper's claims", f"no `{SAVINGS}` / `{CURVES}` in this config")]
     savings, curves = out.csv(SAVINGS), out.csv(CURVES)
     labels = out.csv(LABELS) if out.has(LABELS) else None
     items = [_saving_finding(savings, curves, labels, exp, lo, hi, claim) for exp, lo, hi, claim in PAPER]
@@ -372,34 +372,46 @@ def _cell_name(r) -> str:
     return f"`{r['experiment']}` {r['measure'].upper()}"
 
 
+#: Issue 27's claims on the labelling tool's defaults (``campaign_coverage.csv``), ours, not the paper's
+_OURS = "Ours (issue 27), not the paper's: "
+CAMPAIGN_CLAIMS = (
+    _OURS + f"the default interval of `evalrank active estimate` (AIPW + confidence sequence, floor under q*) "
+            f"holds the truth **≥ {pct(CAMPAIGN_COVER, 0)}** of the time at each budget, in all cells",
+    _OURS + f"looked at after each draw, it holds the truth at **all** looks from the smallest budget "
+            f"(**≥ {pct(SIM_SMALL, 0)}**) and from Λ = {SIM_FROM} (**≥ {pct(SIM_LARGE, 0)}**) to the largest",
+    _OURS + f"its width at Λ = {WIDTH_BUDGET} is **≤ {WIDTH_MAX}×** the t interval of the tool before "
+            "(eq. 6 on q*), and the AIPW estimate's RMSE **≤ 1.0×** eq. 6's on the same draws at each budget",
+    _OURS + "looked at after each draw, the t interval of eq. 6 (the tool before) does not keep its 95 %",
+)
+
+
 def _campaign_findings(out) -> list[Finding]:
-    """Issue 27: the labelling tool's defaults in the campaign study (``campaign_coverage.csv``)."""
-    base = "Ours (issue 27), not the paper's: "
-    claims = [
-        base + f"the default interval of `evalrank active estimate` (AIPW + confidence sequence, floor under q*) "
-               f"holds the truth **≥ {pct(CAMPAIGN_COVER, 0)}** of the time at each budget, in all cells",
-        base + f"looked at after each draw, it holds the truth at **all** looks from the smallest budget "
-               f"(**≥ {pct(SIM_SMALL, 0)}**) and from Λ = {SIM_FROM} (**≥ {pct(SIM_LARGE, 0)}**) to the largest",
-        base + f"its width at Λ = {WIDTH_BUDGET} is **≤ {WIDTH_MAX}×** the t interval of the tool before "
-               "(eq. 6 on q*), and the AIPW estimate's RMSE **≤ 1.0×** eq. 6's on the same draws at each budget",
-        base + "looked at after each draw, the t interval of eq. 6 (the tool before) does not keep its 95 %",
-    ]
+    """Issue 27: the labelling tool's defaults in the campaign study (``campaign_coverage.csv``):
+    :data:`CAMPAIGN_CLAIMS` 1-3, the floor's trade-off, then claim 4, each by its rule function."""
     if not out.has(CAMPAIGN):
-        return [Finding(c, "—", "not tested", f"no `{CAMPAIGN}` in this config", CAMPAIGN) for c in claims]
+        return [Finding.not_tested(c, f"no `{CAMPAIGN}` in this config", CAMPAIGN) for c in CAMPAIGN_CLAIMS]
     t = out.csv(CAMPAIGN)
     d = t[t["default"].astype(bool)]
     if d.empty:
-        return [Finding(c, "—", "not tested", "no campaigns of the tool's default in the study", CAMPAIGN)
-                for c in claims]
+        return [Finding.not_tested(c, "no campaigns of the tool's default in the study", CAMPAIGN)
+                for c in CAMPAIGN_CLAIMS]
     n = int(d["campaigns"].min())
-    items = []
-    # 1. coverage at every budget
+    return [_campaign_coverage(d, n), _campaign_all_looks(d, n), _campaign_width(d, n), _floor_finding(t),
+            _campaign_t_peeking(t)]
+
+
+def _campaign_coverage(d, n: int) -> Finding:
+    """1. Coverage at every budget: the worst cell-budget against :data:`CAMPAIGN_COVER` (:func:`_share_verdict`)."""
     w = d.loc[d["coverage"].idxmin()]
     v, why = _share_verdict(float(w["coverage"]), CAMPAIGN_COVER, n)
-    items.append(Finding(claims[0], f"lowest {pct(w['coverage'])} ({_cell_name(w)}, Λ = {fmt(w['budget'])}); "
-                                    f"{(d['coverage'] >= CAMPAIGN_COVER).sum()} of {len(d)} cell-budgets at or above",
-                         v, why, CAMPAIGN))
-    # 2. simultaneous coverage
+    return Finding(CAMPAIGN_CLAIMS[0], f"lowest {pct(w['coverage'])} ({_cell_name(w)}, Λ = {fmt(w['budget'])}); "
+                   f"{(d['coverage'] >= CAMPAIGN_COVER).sum()} of {len(d)} cell-budgets at or above",
+                   v, why, CAMPAIGN)
+
+
+def _campaign_all_looks(d, n: int) -> Finding:
+    """2. Simultaneous coverage from the smallest budget (:data:`SIM_SMALL`) and from :data:`SIM_FROM`
+    (:data:`SIM_LARGE`); the verdict is the worse of the two."""
     small = d[d["budget"] == d["budget"].min()]
     large = d[d["budget"] == SIM_FROM]
     ws = small.loc[small["simultaneous"].idxmin()]
@@ -417,62 +429,63 @@ def _campaign_findings(out) -> list[Finding]:
         verdicts.append("not tested")
         whys.append(f"Λ = {SIM_FROM} is not on the study's budget grid")
     order = ("not reproduced", "not tested", "partly", "reproduced")
-    items.append(Finding(claims[1], "; ".join(parts), min(verdicts, key=order.index), "; ".join(whys), CAMPAIGN))
-    # 3. width and RMSE
+    return Finding(CAMPAIGN_CLAIMS[1], "; ".join(parts), min(verdicts, key=order.index), "; ".join(whys), CAMPAIGN)
+
+
+def _campaign_width(d, n: int) -> Finding:
+    """3. Width at :data:`WIDTH_BUDGET` against :data:`WIDTH_MAX` and RMSE against :data:`RMSE_MAX`."""
     wb = d[d["budget"] == WIDTH_BUDGET]
     if wb.empty or wb["width_vs_today"].isna().all():
-        items.append(Finding(claims[2], "—", "not tested",
-                             f"no Λ = {WIDTH_BUDGET} or no epsilon-0 reference in the study", CAMPAIGN))
+        return Finding.not_tested(CAMPAIGN_CLAIMS[2], f"no Λ = {WIDTH_BUDGET} or no epsilon-0 reference in the study",
+                                  CAMPAIGN)
+    ww = wb.loc[wb["width_vs_today"].idxmax()]
+    wr = d.loc[d["rmse_vs_eq6"].idxmax()]
+    ours = (f"width {fmt(wb['width_vs_today'].min(), 3)}–{fmt(ww['width_vs_today'], 3)}× (widest "
+            f"{_cell_name(ww)}); RMSE {fmt(d['rmse_vs_eq6'].min(), 3)}–{fmt(wr['rmse_vs_eq6'], 3)}× eq. 6's on the "
+            f"same draws (highest {_cell_name(wr)}, Λ = {fmt(wr['budget'])}), "
+            f"{fmt(d['rmse_vs_today'].min(), 3)}–{fmt(d['rmse_vs_today'].max(), 3)}× the tool before's")
+    ok_w = ww["width_vs_today"] <= WIDTH_MAX
+    ok_r = wr["rmse_vs_eq6"] <= RMSE_MAX + 5e-4   # printed to 3 digits
+    over = d[d["rmse_vs_eq6"] > RMSE_MAX + 5e-4]
+    if len(over):
+        where = sorted({f"{_cell_name(r)} Λ = {fmt(r['budget'])}" for _, r in over.iterrows()})
+        ours += f"; above 1.0 in {len(over)} of {len(d)} cell-budgets: {', '.join(where)}"
+        if "offset_share" in d:
+            cells = set(zip(over["experiment"], over["measure"]))
+            is_over = [(e, m) in cells for e, m in zip(d["experiment"], d["measure"])]
+            inside, rest = d.loc[is_over, "offset_share"], d.loc[[not x for x in is_over], "offset_share"]
+            share = (f"the label model's mean missing the pool's makes {pct(inside.min(), 1)}–"
+                     f"{pct(inside.max(), 1)} of an AIPW term's variance there (elsewhere {pct(rest.min(), 1)}–"
+                     f"{pct(rest.max(), 1)})")
+            if inside.max() >= OFFSET_CAUSE:
+                ours += f". There {share}, a part eq. 6's self-normalization removes and AIPW, unbiased, keeps"
+            else:
+                ours += (f". Not the model's offset: {share}; eq. 6's self-normalized ratio is the more precise "
+                         "at these few draws, an effect this study does not decompose further")
+    if ok_w and ok_r:
+        v, why = "reproduced", "both ratios meet their targets in every cell"
+    elif ok_w or ok_r:
+        v, why = "partly", ("the width meets its target, the RMSE not everywhere" if ok_w
+                            else "the RMSE meets its target, the width not everywhere")
     else:
-        ww = wb.loc[wb["width_vs_today"].idxmax()]
-        wr = d.loc[d["rmse_vs_eq6"].idxmax()]
-        ours = (f"width {fmt(wb['width_vs_today'].min(), 3)}–{fmt(ww['width_vs_today'], 3)}× (widest "
-                f"{_cell_name(ww)}); RMSE {fmt(d['rmse_vs_eq6'].min(), 3)}–{fmt(wr['rmse_vs_eq6'], 3)}× eq. 6's on the "
-                f"same draws (highest {_cell_name(wr)}, Λ = {fmt(wr['budget'])}), "
-                f"{fmt(d['rmse_vs_today'].min(), 3)}–{fmt(d['rmse_vs_today'].max(), 3)}× the tool before's")
-        ok_w = ww["width_vs_today"] <= WIDTH_MAX
-        ok_r = wr["rmse_vs_eq6"] <= RMSE_MAX + 5e-4   # printed to 3 digits
-        over = d[d["rmse_vs_eq6"] > RMSE_MAX + 5e-4]
-        if len(over):
-            where = sorted({f"{_cell_name(r)} Λ = {fmt(r['budget'])}" for _, r in over.iterrows()})
-            ours += f"; above 1.0 in {len(over)} of {len(d)} cell-budgets: {', '.join(where)}"
-            if "offset_share" in d:
-                cells = set(zip(over["experiment"], over["measure"]))
-                is_over = [(e, m) in cells for e, m in zip(d["experiment"], d["measure"])]
-                inside, rest = d.loc[is_over, "offset_share"], d.loc[[not x for x in is_over], "offset_share"]
-                share = (f"the label model's mean missing the pool's makes {pct(inside.min(), 1)}–"
-                         f"{pct(inside.max(), 1)} of an AIPW term's variance there (elsewhere {pct(rest.min(), 1)}–"
-                         f"{pct(rest.max(), 1)})")
-                if inside.max() >= OFFSET_CAUSE:
-                    ours += f". There {share}, a part eq. 6's self-normalization removes and AIPW, unbiased, keeps"
-                else:
-                    ours += (f". Not the model's offset: {share}; eq. 6's self-normalized ratio is the more precise "
-                             "at these few draws, an effect this study does not decompose further")
-        if ok_w and ok_r:
-            v, why = "reproduced", "both ratios meet their targets in every cell"
-        elif ok_w or ok_r:
-            v, why = "partly", ("the width meets its target, the RMSE not everywhere" if ok_w
-                                else "the RMSE meets its target, the width not everywhere")
-        else:
-            v, why = "not reproduced", "neither ratio meets its target everywhere"
-        items.append(Finding(claims[2], ours, v, why + f" ({fmt(n)} campaigns per cell)", CAMPAIGN))
-    # 5. the floor's trade-off (inserted before 4 below)
-    items.append(_floor_finding(t))
-    # 4. the t interval under peeking
+        v, why = "not reproduced", "neither ratio meets its target everywhere"
+    return Finding(CAMPAIGN_CLAIMS[2], ours, v, why + f" ({fmt(n)} campaigns per cell)", CAMPAIGN)
+
+
+def _campaign_t_peeking(t) -> Finding:
+    """4. The t interval of eq. 6 under peeking: below 95 % by more than 2 se at every look."""
     today = t[(t["epsilon"] == 0.0) & (t["estimator"] == "eq6") & (t["interval"] == "t")]
     ts = today[today["budget"] == today["budget"].min()]
     if ts.empty:
-        items.append(Finding(claims[3], "—", "not tested", "no epsilon-0 eq. 6 rows in the study", CAMPAIGN))
-    else:
-        lo, hi = ts["simultaneous"].min(), ts["simultaneous"].max()
-        se = math.sqrt(0.25 / max(int(ts["campaigns"].min()), 1))
-        v = "reproduced" if hi < 0.95 - 2 * se else ("not tested" if se > RESOLVE_SE else "not reproduced")
-        items.append(Finding(claims[3], f"{pct(lo)}–{pct(hi)} of campaigns covered at every look from "
-                                        f"Λ = {fmt(ts['budget'].iloc[0])} (at each budget alone: "
-                                        f"{pct(today['coverage'].min())}–{pct(today['coverage'].max())})",
-                             v, "a fixed-budget interval looked at hundreds of times misses at some look far more "
-                                "often than 5 %; the confidence sequence is built for that", CAMPAIGN))
-    return items
+        return Finding.not_tested(CAMPAIGN_CLAIMS[3], "no epsilon-0 eq. 6 rows in the study", CAMPAIGN)
+    lo, hi = ts["simultaneous"].min(), ts["simultaneous"].max()
+    se = math.sqrt(0.25 / max(int(ts["campaigns"].min()), 1))
+    v = "reproduced" if hi < 0.95 - 2 * se else ("not tested" if se > RESOLVE_SE else "not reproduced")
+    return Finding(CAMPAIGN_CLAIMS[3], f"{pct(lo)}–{pct(hi)} of campaigns covered at every look from "
+                                       f"Λ = {fmt(ts['budget'].iloc[0])} (at each budget alone: "
+                                       f"{pct(today['coverage'].min())}–{pct(today['coverage'].max())})",
+                   v, "a fixed-budget interval looked at hundreds of times misses at some look far more "
+                      "often than 5 %; the confidence sequence is built for that", CAMPAIGN)
 
 
 def _floor_finding(t) -> Finding:
@@ -483,7 +496,7 @@ def _floor_finding(t) -> Finding:
              f"the default ε = {fmt(DEFAULT_EPSILON)} is chosen from this trade-off")
     a = t[(t["estimator"] == "aipw") & (t["interval"] == "cs")]
     if a["epsilon"].nunique() < 2:
-        return Finding(claim, "—", "not tested", "the study compares fewer than two floors", CAMPAIGN)
+        return Finding.not_tested(claim, "the study compares fewer than two floors", CAMPAIGN)
     small = a["budget"].min()
     parts, meets = [], []
     for eps, g in a.groupby("epsilon"):

@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import math
 import re
+from types import SimpleNamespace
 
 from evalrank.papers.common.findings import Finding, fmt, pct
 
@@ -151,8 +152,8 @@ def _limit_finding(out, theorem: str, claim: str) -> Finding:
     gaps = out.csv(GAPS)
     g = gaps[gaps["theorem"].astype(str) == theorem]
     if g.empty:
-        return Finding(claim, "—", "not tested", f"no measure of this config falls under {theorem} "
-                       "(theory.measures)", GAPS)
+        return Finding.not_tested(claim, f"no measure of this config falls under {theorem} "
+                                  "(theory.measures)", GAPS)
     g, n = _sized(g)
     R = int(g["R"].iloc[0])
     measures = list(dict.fromkeys(g["measure"].astype(str)))
@@ -209,8 +210,8 @@ def _no_limit_finding(out) -> Finding:
     conv = out.csv(CONV)
     c = conv[conv["theorem"].astype(str) == NO_LIMIT].copy()
     if c.empty:
-        return Finding(claim, "—", "not tested", "no measure of this config falls under Theorem 6 "
-                       "(theory.measures)", CONV)
+        return Finding.not_tested(claim, "no measure of this config falls under Theorem 6 "
+                                  "(theory.measures)", CONV)
     c["sd"] = c["se"] * c["R"] ** 0.5
     n0, n1 = int(c["n"].min()), int(c["n"].max())
     first = c[c["n"] == n0].set_index(["scorer", "measure"])["sd"]
@@ -243,7 +244,7 @@ def _rate_finding(out) -> Finding:
     rate = out.csv(RATE)
     r = rate[rate["measure"].astype(str).isin([m for m, t in _theorem_of(out).items() if t == "Theorem 1"])]
     if r.empty:
-        return Finding(claim, "—", "not tested", "no standard NDCG in theory.measures", RATE)
+        return Finding.not_tested(claim, "no standard NDCG in theory.measures", RATE)
     conv = out.csv(CONV)
     n0, n1 = int(conv["n"].min()), int(conv["n"].max())
     d = (r["gamma"] - PAPER_GAMMA).abs()
@@ -316,8 +317,8 @@ def _sure(s):
 def _distinguish_finding(out, theorems, claim, why) -> Finding:
     differ, _ = _dist_subset(out, theorems)
     if differ.empty:
-        return Finding(claim, "—", "not tested", "no such measure or no differing pair in this config "
-                       "(theory.measures, theory.pairs)", DIST)
+        return Finding.not_tested(claim, "no such measure or no differing pair in this config "
+                                  "(theory.measures, theory.pairs)", DIST)
     last, n1 = _sized(differ)
     ok = _sure(last["share"])
     k, N = int(ok.sum()), len(last)
@@ -358,7 +359,7 @@ def _coin_finding(out) -> Finding:
              "(Theorem 6): which one wins is a coin flip on large samples.")
     differ, _ = _dist_subset(out, (NO_LIMIT,))
     if differ.empty:
-        return Finding(claim, "—", "not tested", "no such measure or no differing pair in this config", DIST)
+        return Finding.not_tested(claim, "no such measure or no differing pair in this config", DIST)
     last, n1 = _sized(differ)
     first = differ[differ["n"] == differ["n"].min()]
     n0 = int(differ["n"].min())
@@ -385,7 +386,7 @@ def _borderline_finding(out) -> Finding:
              "strongly (Sec. 3.2, Theorems 5, 7).")
     differ, _ = _dist_subset(out, BORDERLINE)
     if differ.empty:
-        return Finding(claim, "—", "not tested", "no such measure or no differing pair in this config", DIST)
+        return Finding.not_tested(claim, "no such measure or no differing pair in this config", DIST)
     last, n1 = _sized(differ)
     per = {m: bool(_sure(d["share"]).all()) for m, d in last.groupby(last["measure"].astype(str), sort=False)}
     n_cons = sum(per.values())
@@ -407,7 +408,7 @@ def _equal_finding(out) -> Finding:
              "by any measure.")
     _, eq = _dist_subset(out, FEASIBLE + BORDERLINE + (NO_LIMIT,))
     if eq.empty:
-        return Finding(claim, "—", "not tested", "theory.pairs has no pair of scorers with equal limits", DIST)
+        return Finding.not_tested(claim, "theory.pairs has no pair of scorers with equal limits", DIST)
     last, n1 = _sized(eq)
     all_coin = bool(((eq["share"] - 0.5).abs() <= COIN).all())
     last_coin = bool(((last["share"] - 0.5).abs() <= COIN).all())
@@ -463,9 +464,12 @@ def _fig_of(measure: str):
 
 
 def _lists_findings(out) -> list[Finding]:
+    """Sec. 4 on our data: one finding per figure of :data:`FIGS`, from the first lists measure that
+    stands for it (:func:`_fig_of`); the verdict rules are :func:`_fig1_rule`, :func:`_fig24_rule` and
+    :func:`_fig3_rule`."""
     if not out.has(LISTS):
-        return [Finding(claim, "—", "not tested", f"Sec. 4 on our data is disabled in this config "
-                        f"(theory.lists.enabled; no {LISTS})", LISTS) for _, claim in FIGS]
+        return [Finding.not_tested(claim, f"Sec. 4 on our data is disabled in this config "
+                                          f"(theory.lists.enabled; no {LISTS})", LISTS) for _, claim in FIGS]
     lists = out.csv(LISTS)
     by_fig = {}
     for m in dict.fromkeys(lists["measure"].astype(str)):
@@ -473,78 +477,93 @@ def _lists_findings(out) -> list[Finding]:
         if f is not None and f not in by_fig:
             by_fig[f] = m
     rankers = list(dict.fromkeys(lists["ranker"].astype(str)))
+    return [_lists_finding(lists, fig, claim, by_fig.get(fig), rankers) for fig, claim in FIGS]
+
+
+def _lists_finding(lists, fig: int, claim: str, m, rankers) -> Finding:
+    """The finding of Fig. ``fig`` on lists measure ``m``: the rankers' means at the largest n, then
+    the figure's rule."""
     trained = [r for r in rankers if r != "random"]
-    res = []
-    for fig, claim in FIGS:
-        m = by_fig.get(fig)
-        if m is None or "random" not in rankers or not trained:
-            res.append(Finding(claim, "—", "not tested", "theory.lists has no such measure (or no random and "
-                               "trained rankers)", LISTS))
-            continue
-        d = lists[lists["measure"].astype(str) == m]
-        piv = d.pivot_table(index="n", columns="ranker", values="mean").sort_index()
-        sizes = list(piv.index)
-        n1, n0 = int(sizes[-1]), int(sizes[0])
-        last = piv.iloc[-1]
-        low_trained = float(last[trained].min())
-        gap = low_trained - float(last["random"])
-        q = int(d["queries"].iloc[0])
-        vals = " / ".join(f"{r} {fmt(last[r], 3)}" for r in rankers)
-        ours = f"`{m}`, mean over {q} queries at n = {fmt(n1)}: {vals}"
-        if fig == 1:
-            spread = piv.max(axis=1) - piv.min(axis=1)
-            close = float(spread.iloc[-1]) <= CLOSE
-            ordered = gap > 0
-            verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(close) + int(ordered)]
-            n_dip = int(piv.mean(axis=1).idxmin())
-            n_wide = int(spread.idxmax())
-            ours += f"; spread {fmt(spread.max(), 2)} at n = {fmt(n_wide)}, {fmt(spread.iloc[-1], 2)} at n = {fmt(n1)}"
-            rising = bool((piv.iloc[-1] > piv.loc[n_dip]).all()) and n_dip < n1
-            reason = (f"Rule: very close = spread ≤ {fmt(CLOSE)}, ordered = random below both trained rankers, "
-                      f"at the largest n. {'Close' if close else 'Not close'} and "
-                      f"{'ordered' if ordered else 'not ordered'}: the random scorer is "
-                      f"{fmt(abs(gap), 2)} {'below' if ordered else 'above'} the lower trained ranker. "
-                      + (f"All curves dip (lowest mean at n = {fmt(n_dip)}) and then rise towards 1. "
-                         if rising else f"The mean over rankers is lowest at n = {fmt(n_dip)}. ")
-                      + ("The spread shrinks from its widest" if spread.iloc[-1] < spread.max()
-                         else "The spread is widest at the largest n")
-                      + ("" if close else f", but at {fmt(n1)} documents the curves are far from meeting: "
-                         "Theorem 1's common limit is approached only like 1/log n (the rate finding), far "
-                         "beyond these list lengths") + ".")
-        elif fig in (2, 4):
-            step = (piv.iloc[-1] - piv.iloc[-2]).abs()
-            separated = gap >= APART
-            settled = bool((step <= SETTLED).all())
-            verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(separated) + int(settled)]
-            tr_gap = float(last[trained].max() - last[trained].min())
-            se_last = d[d["n"] == n1].set_index("ranker")["se"]
-            se_tr = float(se_last.reindex(trained).max())
-            ours += f"; largest move over the last step ({fmt(sizes[-2])} → {fmt(n1)}): {fmt(step.max(), 2)}"
-            reason = (f"Rule: separated = random at least {fmt(APART)} below the lower trained ranker, settled = "
-                      f"every ranker moved at most {fmt(SETTLED)} over the last size step. The random scorer is "
-                      f"{fmt(gap, 2)} below the lower trained ranker ({'separated' if separated else 'not separated'}); "
-                      f"the curves {'have' if settled else 'have not'} settled"
-                      + (", as the limits of Theorems 3 and 10 predict" if fig == 2 and settled else
-                         ", nearly flat in n as Theorem 8's limits predict (standard NDCG has one limit, 1, "
-                         "for all)" if settled else "")
-                      + f". The two trained rankers are {fmt(tr_gap, 3)} apart, against a standard error over "
-                      f"queries of up to {fmt(se_tr, 3)} each: "
-                      + ("these means alone (no paired test in the table) do not show whether they differ, "
-                         "so the paper's claim is checked here only between the trained rankers and the random "
-                         "scorer." if tr_gap < 2 * se_tr else "they too are apart."))
-        else:
-            level = abs(gap) <= APART
-            verdict = "reproduced" if level else "not reproduced"
-            sign = (piv[trained[0]] - piv[trained[1]]).apply(lambda x: 1 if x > 0 else -1) if len(trained) > 1 else None
-            crossings = int((sign.diff().fillna(0) != 0).sum()) if sign is not None else 0
-            reason = (f"Rule: level = random within {fmt(APART)} of the lower trained ranker at the largest n. "
-                      f"The random scorer is {fmt(abs(gap), 2)} {'below' if gap > 0 else 'above'} it, so "
-                      + ("it scores like the trained rankers, as in the paper. " if level else
-                         f"unlike the paper, it is not level with them: over {q} queries the trained rankers' "
-                         "advantage at the very top still shows. ")
-                      + f"The two trained rankers' order changes {crossings} time(s) over n = {fmt(n0)}…{fmt(n1)}.")
-        res.append(Finding(claim, ours, verdict, reason, LISTS))
-    return res
+    if m is None or "random" not in rankers or not trained:
+        return Finding.not_tested(claim, "theory.lists has no such measure (or no random and "
+                                         "trained rankers)", LISTS)
+    d = lists[lists["measure"].astype(str) == m]
+    piv = d.pivot_table(index="n", columns="ranker", values="mean").sort_index()
+    sizes = list(piv.index)
+    last = piv.iloc[-1]
+    c = SimpleNamespace(d=d, piv=piv, sizes=sizes, n1=int(sizes[-1]), n0=int(sizes[0]), last=last, trained=trained,
+                        gap=float(last[trained].min()) - float(last["random"]), q=int(d["queries"].iloc[0]), fig=fig)
+    vals = " / ".join(f"{r} {fmt(last[r], 3)}" for r in rankers)
+    ours = f"`{m}`, mean over {c.q} queries at n = {fmt(c.n1)}: {vals}"
+    more, verdict, reason = {1: _fig1_rule, 2: _fig24_rule, 3: _fig3_rule, 4: _fig24_rule}[fig](c)
+    return Finding(claim, ours + more, verdict, reason, LISTS)
+
+
+def _fig1_rule(c) -> tuple[str, str, str]:
+    """Fig. 1: very close (spread <= :data:`CLOSE`) and ordered (random below both trained) at the largest n."""
+    piv, gap, n1 = c.piv, c.gap, c.n1
+    spread = piv.max(axis=1) - piv.min(axis=1)
+    close = float(spread.iloc[-1]) <= CLOSE
+    ordered = gap > 0
+    verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(close) + int(ordered)]
+    n_dip = int(piv.mean(axis=1).idxmin())
+    n_wide = int(spread.idxmax())
+    more = f"; spread {fmt(spread.max(), 2)} at n = {fmt(n_wide)}, {fmt(spread.iloc[-1], 2)} at n = {fmt(n1)}"
+    rising = bool((piv.iloc[-1] > piv.loc[n_dip]).all()) and n_dip < n1
+    reason = (f"Rule: very close = spread ≤ {fmt(CLOSE)}, ordered = random below both trained rankers, "
+              f"at the largest n. {'Close' if close else 'Not close'} and "
+              f"{'ordered' if ordered else 'not ordered'}: the random scorer is "
+              f"{fmt(abs(gap), 2)} {'below' if ordered else 'above'} the lower trained ranker. "
+              + (f"All curves dip (lowest mean at n = {fmt(n_dip)}) and then rise towards 1. "
+                 if rising else f"The mean over rankers is lowest at n = {fmt(n_dip)}. ")
+              + ("The spread shrinks from its widest" if spread.iloc[-1] < spread.max()
+                 else "The spread is widest at the largest n")
+              + ("" if close else f", but at {fmt(n1)} documents the curves are far from meeting: "
+                 "Theorem 1's common limit is approached only like 1/log n (the rate finding), far "
+                 "beyond these list lengths") + ".")
+    return more, verdict, reason
+
+
+def _fig24_rule(c) -> tuple[str, str, str]:
+    """Figs. 2 and 4: separated (random :data:`APART` below) and settled (moves <= :data:`SETTLED`)."""
+    piv, gap, n1, d, last, trained, sizes, fig = c.piv, c.gap, c.n1, c.d, c.last, c.trained, c.sizes, c.fig
+    step = (piv.iloc[-1] - piv.iloc[-2]).abs()
+    separated = gap >= APART
+    settled = bool((step <= SETTLED).all())
+    verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(separated) + int(settled)]
+    tr_gap = float(last[trained].max() - last[trained].min())
+    se_last = d[d["n"] == n1].set_index("ranker")["se"]
+    se_tr = float(se_last.reindex(trained).max())
+    more = f"; largest move over the last step ({fmt(sizes[-2])} → {fmt(n1)}): {fmt(step.max(), 2)}"
+    reason = (f"Rule: separated = random at least {fmt(APART)} below the lower trained ranker, settled = "
+              f"every ranker moved at most {fmt(SETTLED)} over the last size step. The random scorer is "
+              f"{fmt(gap, 2)} below the lower trained ranker ({'separated' if separated else 'not separated'}); "
+              f"the curves {'have' if settled else 'have not'} settled"
+              + (", as the limits of Theorems 3 and 10 predict" if fig == 2 and settled else
+                 ", nearly flat in n as Theorem 8's limits predict (standard NDCG has one limit, 1, "
+                 "for all)" if settled else "")
+              + f". The two trained rankers are {fmt(tr_gap, 3)} apart, against a standard error over "
+              f"queries of up to {fmt(se_tr, 3)} each: "
+              + ("these means alone (no paired test in the table) do not show whether they differ, "
+                 "so the paper's claim is checked here only between the trained rankers and the random "
+                 "scorer." if tr_gap < 2 * se_tr else "they too are apart."))
+    return more, verdict, reason
+
+
+def _fig3_rule(c) -> tuple[str, str, str]:
+    """Fig. 3: level (random within :data:`APART` of the lower trained ranker) at the largest n."""
+    piv, gap, trained, q, n0, n1 = c.piv, c.gap, c.trained, c.q, c.n0, c.n1
+    level = abs(gap) <= APART
+    verdict = "reproduced" if level else "not reproduced"
+    sign = (piv[trained[0]] - piv[trained[1]]).apply(lambda x: 1 if x > 0 else -1) if len(trained) > 1 else None
+    crossings = int((sign.diff().fillna(0) != 0).sum()) if sign is not None else 0
+    reason = (f"Rule: level = random within {fmt(APART)} of the lower trained ranker at the largest n. "
+              f"The random scorer is {fmt(abs(gap), 2)} {'below' if gap > 0 else 'above'} it, so "
+              + ("it scores like the trained rankers, as in the paper. " if level else
+                 f"unlike the paper, it is not level with them: over {q} queries the trained rankers' "
+                 "advantage at the very top still shows. ")
+              + f"The two trained rankers' order changes {crossings} time(s) over n = {fmt(n0)}…{fmt(n1)}.")
+    return "", verdict, reason
 
 
 def findings(out):
