@@ -358,7 +358,26 @@ def compare_table(per_query: pd.DataFrame, *, baseline: str, tests=None, measure
         if not measure_list:
             raise ValueError("measures is empty")
 
-    runs = [baseline, *test_runs]
+    rows: list[dict[str, Any]] = []
+    for measure in measure_list:
+        _, X = _matrix(df, measure, [baseline, *test_runs], baseline)
+        rows += _measure_rows(X, measure, baseline, test_runs, correction=correction, alpha=alpha,
+                              permutations=permutations, seed=seed, risk_alpha=risk_alpha, interval=interval,
+                              level=level, resamples=resamples)
+    table = _typed(pd.DataFrame(rows, columns=list(COLUMNS)))
+    table.attrs.update({
+        "baseline": baseline, "tests": list(test_runs), "correction": correction, "alpha": float(alpha),
+        "primary_test": "randomization", "permutations": int(permutations), "exact_max": EXACT_MAX,
+        "seed": int(seed), "risk_alpha": float(risk_alpha), "interval": interval, "level": float(level),
+        "resamples": int(resamples),
+    })
+    return table
+
+
+def _measure_rows(X: np.ndarray, measure: str, baseline: str, test_runs: list[str], *, correction, alpha,
+                  permutations, seed, risk_alpha, interval, level, resamples) -> list[dict[str, Any]]:
+    """The rows of one measure, the baseline's first: ``X`` the runs' scores (baseline, then
+    ``test_runs``) on the same queries; the columns and options of :func:`compare_table`."""
 
     def ci(x, *names) -> tuple[float, float]:
         if interval == "t":
@@ -366,43 +385,41 @@ def compare_table(per_query: pd.DataFrame, *, baseline: str, tests=None, measure
         return bootstrap_interval(x, level, resamples=int(resamples),
                                   rng=seeds.rng(seed, "compare-bootstrap", *names))
 
-    rows: list[dict[str, Any]] = []
-    for measure in measure_list:
-        _, X = _matrix(df, measure, runs, baseline)
-        n = X.shape[1]
-        b = X[0]
-        means = X.mean(axis=1)
-        ur = np.atleast_1d(risk.urisk(X[1:], b, risk_alpha))
-        tr = np.atleast_1d(risk.trisk(X[1:], b, risk_alpha))
-        gr = np.atleast_1d(risk.georisk(X, None, risk_alpha, zero_totals="ignore"))
-        rp = np.empty(len(test_runs))
-        block = []
-        for i, run in enumerate(test_runs, start=1):
-            d = X[i] - b
-            rp[i - 1], method = randomization_p(
-                d, permutations=permutations, rng=seeds.rng(seed, "compare", measure, baseline, run))
-            m_low, m_high = ci(X[i], "mean", measure, run)
-            d_low, d_high = ci(d, "delta", measure, baseline, run)
-            block.append({
-                "measure": measure, "run": run, "n_queries": n, "mean": means[i], "mean_ci_low": m_low,
-                "mean_ci_high": m_high, "delta": means[i] - means[0], "delta_ci_low": d_low,
-                "delta_ci_high": d_high, "interval": interval, "level": float(level),
-                "ttest_p": paired_t_test(X[i], b, few="raise", equal=float("nan"), tol=1e-10)[1],
-                "randomization_p": rp[i - 1], "randomization": method,
-                "wins": int((d > 0).sum()), "losses": int((d < 0).sum()), "ties": int((d == 0).sum()),
-                "urisk": float(ur[i - 1]), "trisk": float(tr[i - 1]), "georisk": float(gr[i]),
-            })
-        pc = adjust_p(rp, correction)
-        for row, p in zip(block, pc):
-            row["p_corrected"] = float(p)
-            row["significant"] = bool(p < alpha)
-        m_low, m_high = ci(b, "mean", measure, baseline)
-        rows.append({"measure": measure, "run": baseline, "n_queries": n, "mean": means[0], "mean_ci_low": m_low,
-                     "mean_ci_high": m_high, "delta": 0.0, "interval": interval, "level": float(level),
-                     "urisk": 0.0, "georisk": float(gr[0])})
-        rows.extend(block)
+    n = X.shape[1]
+    b = X[0]
+    means = X.mean(axis=1)
+    ur = np.atleast_1d(risk.urisk(X[1:], b, risk_alpha))
+    tr = np.atleast_1d(risk.trisk(X[1:], b, risk_alpha))
+    gr = np.atleast_1d(risk.georisk(X, None, risk_alpha, zero_totals="ignore"))
+    rp = np.empty(len(test_runs))
+    block = []
+    for i, run in enumerate(test_runs, start=1):
+        d = X[i] - b
+        rp[i - 1], method = randomization_p(
+            d, permutations=permutations, rng=seeds.rng(seed, "compare", measure, baseline, run))
+        m_low, m_high = ci(X[i], "mean", measure, run)
+        d_low, d_high = ci(d, "delta", measure, baseline, run)
+        block.append({
+            "measure": measure, "run": run, "n_queries": n, "mean": means[i], "mean_ci_low": m_low,
+            "mean_ci_high": m_high, "delta": means[i] - means[0], "delta_ci_low": d_low,
+            "delta_ci_high": d_high, "interval": interval, "level": float(level),
+            "ttest_p": paired_t_test(X[i], b, few="raise", equal=float("nan"), tol=1e-10)[1],
+            "randomization_p": rp[i - 1], "randomization": method,
+            "wins": int((d > 0).sum()), "losses": int((d < 0).sum()), "ties": int((d == 0).sum()),
+            "urisk": float(ur[i - 1]), "trisk": float(tr[i - 1]), "georisk": float(gr[i]),
+        })
+    pc = adjust_p(rp, correction)
+    for row, p in zip(block, pc):
+        row["p_corrected"] = float(p)
+        row["significant"] = bool(p < alpha)
+    m_low, m_high = ci(b, "mean", measure, baseline)
+    return [{"measure": measure, "run": baseline, "n_queries": n, "mean": means[0], "mean_ci_low": m_low,
+             "mean_ci_high": m_high, "delta": 0.0, "interval": interval, "level": float(level),
+             "urisk": 0.0, "georisk": float(gr[0])}, *block]
 
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
+
+def _typed(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`compare_table`'s column dtypes (missing test columns of the baseline row: NaN / <NA>)."""
     for c in ("measure", "run", "interval", "randomization"):
         table[c] = table[c].astype(object)
     table["n_queries"] = table["n_queries"].astype(np.int64)
@@ -412,12 +429,6 @@ def compare_table(per_query: pd.DataFrame, *, baseline: str, tests=None, measure
     table["significant"] = table["significant"].astype("boolean")
     for c in ("wins", "losses", "ties"):
         table[c] = table[c].astype("Int64")
-    table.attrs.update({
-        "baseline": baseline, "tests": list(test_runs), "correction": correction, "alpha": float(alpha),
-        "primary_test": "randomization", "permutations": int(permutations), "exact_max": EXACT_MAX,
-        "seed": int(seed), "risk_alpha": float(risk_alpha), "interval": interval, "level": float(level),
-        "resamples": int(resamples),
-    })
     return table
 
 
