@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from evalrank.cli import FRONT_DOOR, STAGES, build_parser
+from evalrank.cli import DEPRECATED, FRONT_DOOR, STAGES, build_parser
 from evalrank.cli.common import HelpFormatter, stage_flags
 
-FRONT = ["evaluate", "compare", "active", "ndcg", "risk", "validate-config"]
+FRONT = ["evaluate", "compare", "active", "risk", "validate-config"]
 STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
                "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
                "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",
@@ -43,10 +43,12 @@ def commands():
 def test_front_door_lists_the_user_commands_alone():
     out = run("-m", "evalrank", "--help")
     assert out.returncode == 0, out.stderr
-    listing = out.stdout.split("commands:")[1].split("options:")[0]
+    listing, deprecated = out.stdout.split("commands:")[1].split("options:")[0].split("deprecated (removed")
     names = [line.split()[0] for line in listing.splitlines() if line.strip()]
-    # the user commands first (more may follow FRONT: FRONT_DOOR grows), then stage, last
+    # the user commands first (more may follow FRONT: FRONT_DOOR grows), then stage, last; the
+    # deprecated commands apart, after them
     assert names[:len(FRONT)] == FRONT and names[-1] == "stage" and names.count("stage") == 1, names
+    assert [line.split()[0] for line in deprecated.splitlines()[1:] if line.strip()] == list(DEPRECATED) == ["ndcg"]
     assert "pipeline stage commands (called by the Snakemake rules)" in listing
     for stage in ("synthesize", "active-mc", "clicks-simulate", "theory-sample", "risk-table7", "ndcg-train"):
         assert stage not in out.stdout

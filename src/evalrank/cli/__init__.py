@@ -45,7 +45,7 @@ import sys
 
 from evalrank.cli.common import Parser
 
-__all__ = ["main", "build_parser", "FRONT_DOOR", "STAGES"]
+__all__ = ["main", "build_parser", "FRONT_DOOR", "STAGES", "DEPRECATED"]
 
 # LightGBM/OpenMP threads busy-wait between parallel regions by default; with
 # several jobs sharing few cores that spinning slows every job down.
@@ -74,6 +74,10 @@ STAGES = (
     "evalrank.papers.common.stages",
 )
 
+#: User commands kept for one release, listed apart in ``evalrank --help``; each says on stderr
+#: what replaces it.
+DEPRECATED = ("ndcg",)
+
 STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"
 
 #: Commands whose module's parsers are built alone when a command line starts with them:
@@ -99,7 +103,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="_name", metavar="COMMAND", required=True, help=argparse.SUPPRESS)
     for name in FRONT_DOOR:
         importlib.import_module(name).add_parsers(sub)
-    front = list(sub.choices)
+    front = [n for n in sub.choices if n not in DEPRECATED]
 
     stage = sub.add_parser("stage", help=STAGE_HELP, description=STAGE_HELP)
     stage_sub = stage.add_subparsers(dest="_stage", metavar="STAGE", required=True, help=argparse.SUPPRESS)
@@ -113,7 +117,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p.usage = "%(prog)s [-h] COMMAND [OPTIONS ...]"
     p.description = "\n".join([
         "evalrank: measure ranking functions honestly and cheaply.", "",
-        _listing([("commands:", front), ("", ["stage"])], sub)])
+        _listing([("commands:", front), ("", ["stage"]),
+                  ("deprecated (removed in the next release):", list(DEPRECATED))], sub)])
     stage.usage = "%(prog)s [-h] STAGE [OPTIONS ...]"
     stage.description = "\n".join([
         "Pipeline stage commands, one per Snakemake rule (workflow/rules/*.smk): the rules pass every",

@@ -24,7 +24,9 @@ evalrank's own measures (``ndcg@10``, ``err@20``, ``dcg@5``, options in the
 name: :mod:`evalrank.metrics.names`) see the same ranked, ``-M``-cut lists and
 the same judgments (the ideal ranking comes from all of a topic's judgments,
 never from the run alone), under the ``convention`` preset (default
-``"trec"``: on the same input ``ndcg@10`` equals ``ndcg_cut_10``).
+``"trec"``: on the same input ``ndcg@10`` equals ``ndcg_cut_10``). Under
+``ties="stable"`` (RankLib's and the LETOR tools' "input order") tied scores keep
+the order of the run's lines (of a frame's rows), as a stable sort of the file would.
 """
 
 from __future__ import annotations
@@ -627,11 +629,15 @@ def _rank_values(m: RankMeasure, ranked, convention: str, ids: np.ndarray) -> np
     from evalrank.metrics.conventions import resolve
 
     run = ranked.run
-    scores = run.value[ranked.rows]
-    labels = np.maximum(ranked.rels, 0)
-    offsets = ranked.offsets
     opts = dict(m.options)
     conv = opts.pop("convention", convention)
+    rows, rels = ranked.rows, ranked.rels
+    if _ties(m, conv, opts) == "stable":   # tied scores keep the run's order of lines, not trec_eval's
+        order = np.lexsort((rows, np.repeat(np.arange(len(ranked.offsets) - 1), np.diff(ranked.offsets))))
+        rows, rels, ids = rows[order], rels[order], (None if ids is None else ids[order])
+    scores = run.value[rows]
+    labels = np.maximum(rels, 0)
+    offsets = ranked.offsets
     if m.family == "err":
         max_grade = int(opts.pop("max_grade", 4))
         top = int(labels.max(initial=0))
@@ -647,6 +653,15 @@ def _rank_values(m: RankMeasure, ranked, convention: str, ids: np.ndarray) -> np
     o = resolve(conv, **opts)
     return dcg(scores, labels, offsets, m.k, gain=o["gain"], discount=o["discount"], ties=o["ties"], doc_ids=ids,
                docid_order=o["docid_order"], precision=o["precision"])
+
+
+def _ties(m: RankMeasure, convention: str, opts: dict) -> str:
+    """The tie rule ``m`` ranks by: its own ``ties=``, else its convention's (ERR: docid)."""
+    if "ties" in opts or m.family == "err":
+        return opts.get("ties", "docid")
+    from evalrank.metrics.conventions import resolve
+
+    return resolve(convention)["ties"]
 
 
 def _measure_columns(measures) -> tuple[list, list]:
