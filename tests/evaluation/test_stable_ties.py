@@ -51,3 +51,25 @@ def test_stable_ties_follow_the_file_order(tmp_path, seed, measure, gain):
                                                              else measure.replace(")@", ",ties=docid)@")],
                      precision=None)
     assert not np.allclose(docid["value"].to_numpy(), df["value"].to_numpy())
+
+
+def test_a_skipped_topic_is_left_out_of_the_all_line(tmp_path):
+    """gdeval's empty='skip': a topic without a relevant document is NaN and leaves the mean
+    (and its count), in the CLI's 'all' line as in summarize() of the frame."""
+    from cli_run import evalrank
+
+    from evalrank.evaluation.evaluate import summarize
+
+    (tmp_path / "qrels").write_text("1 0 a 1\n1 0 b 0\n2 0 c 0\n3 0 d 2\n3 0 e 1\n")
+    (tmp_path / "run").write_text("1 Q0 b 1 2.0 r\n1 Q0 a 2 1.0 r\n2 Q0 c 1 1.0 r\n3 Q0 e 1 2.0 r\n3 Q0 d 2 1.0 r\n")
+    m = "ndcg(convention=gdeval)@10"
+    out = evalrank("evaluate", "-q", "-m", m, tmp_path / "qrels", tmp_path / "run")
+    lines = {q: v for _, q, v in (line.split("\t") for line in out.stdout.splitlines())}
+    assert lines["2"].strip() == "nan"
+    # topic 1: a at rank 2 -> 1/log2(3); topic 3: (1 + 3/log2(3)) / (3 + 1/log2(3))
+    import math
+
+    want = (1 / math.log2(3) + (1 + 3 / math.log2(3)) / (3 + 1 / math.log2(3))) / 2
+    assert float(lines["all"]) == pytest.approx(want, abs=5e-5)
+    df = summarize(evaluate(tmp_path / "qrels", tmp_path / "run", [m]))
+    assert df["value"].iloc[0] == pytest.approx(want, abs=1e-12)

@@ -76,7 +76,10 @@ class RunResult:
         """trec_eval's ``all`` line (``meas_acc.c``, ``meas_avg.c``): each value summed over
         the evaluated topics in their order (missing topics add nothing), divided by the
         number of topics (with ``complete``, every qrels topic); counts are sums; ``gm_*``
-        exp(mean log max(v, 1e-5)), a missing topic counting log(1e-5)."""
+        exp(mean log max(v, 1e-5)), a missing topic counting log(1e-5). evalrank's own measures
+        (aggregate ``"nanmean"``) leave a topic whose value is NaN (an NDCG under
+        ``empty="skip"``: no relevant document) out of the mean and of its count, as gdeval.pl
+        and :func:`summarize` leave it out."""
         import math
 
         out = {}
@@ -100,8 +103,13 @@ class RunResult:
                 s += (n - v.size) * math.log(0.00001)
                 out[c] = math.exp(s / n) if n else 0.0
                 continue
+            # a topic an own measure leaves out (gdeval's empty='skip'): not in its mean; trec_eval's
+            # measures add a NaN as trec_eval does (-J's iprec_at_recall: '-nan')
+            skip = np.isnan(v) if agg == "nanmean" else np.zeros(v.size, dtype=bool)
+            v = v[~skip]
             s = float(np.cumsum(v)[-1]) if v.size else 0.0      # sequential, as trec_eval adds
-            out[c] = s if agg == "sum" else (s / n if n else 0.0)
+            m = n - int(skip.sum())
+            out[c] = s if agg == "sum" else (s / m if m else (float("nan") if skip.any() else 0.0))
         out.update({c: v for c, v in (self.all_values or {}).items() if c in out})
         return out
 
@@ -771,7 +779,7 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
     for i, m in enumerate(ordered):
         start.append(len(aggs))
         f = m.family if isinstance(m, TrecMeasure) else None
-        aggs += [f.aggregate if f else "mean"] * len(m.columns)
+        aggs += [f.aggregate if f else "nanmean"] * len(m.columns)
         per_q += [f.per_query if f else True] * len(m.columns)
         fmts += [f.fmt if f else "float"] * len(m.columns)
         if isinstance(m, TrecMeasure):
