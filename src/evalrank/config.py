@@ -404,13 +404,13 @@ def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
 
 
 def _theory_checks(th: dict) -> list[tuple[str, str]]:
-    from evalrank.papers.wang2013.experiments import parse_measure
+    from evalrank.papers.wang2013.experiments import theory_measure
 
     problems = []
     for key, measures in (("theory.measures", th["measures"]), ("theory.lists.measures", th["lists"]["measures"])):
         for i, m in enumerate(measures):
             try:
-                parse_measure(m)
+                theory_measure(m)
             except ValueError as e:
                 problems.append((f"{key}[{i}]", str(e)))
     problems += _increasing("theory.sizes", th["sizes"])

@@ -11,6 +11,7 @@ import os
 import sys
 
 from evalrank.cli.common import add_command
+from evalrank.metrics.conventions import names_text
 
 __all__ = ["add_parsers", "DEFAULT_MEASURES"]
 
@@ -145,8 +146,7 @@ def _common(s, default_measures: str) -> None:
     s.add_argument("--float64", action="store_true",
                    help="compare scores in float64 (trec_eval 10) instead of float32 (trec_eval 9, pytrec_eval)")
     s.add_argument("--convention", default="trec",
-                   help="the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): trec, gdeval, ranklib, "
-                        "letor3, letor4, ms, yahoo, sklearn, lightgbm, xgboost")
+                   help=f"the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): {names_text()}")
     s.add_argument("-o", "--out", metavar="FILE",
                    help="write to FILE (default: stdout): a regular file atomically, a symlink's target likewise, "
                         "a device, FIFO or /dev/stdout written through")
