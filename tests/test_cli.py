@@ -15,7 +15,8 @@ from evalrank.cli import DEPRECATED, FRONT_DOOR, STAGES, build_parser
 from evalrank.cli.common import HelpFormatter, stage_flags
 
 FRONT = ["evaluate", "compare", "active", "risk", "validate-config"]
-STAGE_NAMES = ["synthesize", "download", "parse", "data-facts", "describe", "split", "train", "predict", "quality",
+STAGE_NAMES = ["synthesize", "download", "parse", "derive-partitions", "data-facts", "describe", "split", "train",
+               "predict", "quality",
                "active-setup", "active-mc", "active-summary", "ndcg-train", "ndcg-report", "ndcg-audit",
                "risk-example", "risk-population", "risk-table6", "risk-baseline", "risk-learn", "risk-table7",
                "clicks-simulate", "clicks-dbn", "clicks-estimate", "clicks-report",
@@ -191,8 +192,8 @@ def test_every_workflow_shell_line_parses(tmp_path):
         if ns.command == "stage active-mc":
             assert ns.budgets == tiny["active"]["budgets"] and ns.shards == tiny["active"]["shards"], line
             assert ns.repetitions == tiny["active"]["repetitions"], line
-    # every stage but download (the tiny config's data are synthetic)
-    assert seen == {f"stage {n}" for n in STAGE_NAMES} - {"stage download"}, seen
+    # every stage but download and derive-partitions (the tiny config's data are synthetic)
+    assert seen == {f"stage {n}" for n in STAGE_NAMES} - {"stage download", "stage derive-partitions"}, seen
     assert seeds == {tiny["seed"]}
 
 

@@ -47,7 +47,8 @@ def offline(monkeypatch, tmp_path):
     monkeypatch.setenv("PIP_RETRIES", "0")  # no retry: pip then names no connection error
     monkeypatch.setenv("PIP_TIMEOUT", "5")
     monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
-    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX", "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
+    for var in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX",
+                "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY"):
         monkeypatch.delenv(var, raising=False)
 
 

@@ -35,9 +35,11 @@ def _one_fold_dataset(root):
 
 
 def _config(tmp_path, dataset: dict, name: str):
-    """The tiny config on the given dataset, with the model and active stages and the findings only."""
+    """The tiny config on the given dataset, with two models, the active stage and the findings only."""
     cfg = yaml.safe_load(TINY.read_text())
     cfg.update(name=name, dataset=dict(dataset, n_features=136, max_grade=4), folds=[1])
+    cfg["models"]["names"] = ["rf", "ordered_logit"]  # two models: Figs. 1-3 left still run, few jobs
+    cfg["active"]["train_sizes"]["sizes"] = []
     for stage in ("ndcg", "risk", "clicks", "theory"):
         cfg[stage] = {"enabled": False}
     path = tmp_path / f"{name}.yaml"

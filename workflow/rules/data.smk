@@ -29,7 +29,7 @@ for _d in DATASETS:
         pass  # its layout was found when the DAG was built (Dataset in common.smk), or the run stopped
 
     elif missing_files(_d.root, _d.spec):
-        # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008, mslr-excerpt): only defined while the layout is
+        # Downloaded kinds (mslr-web30k, mslr-web10k, mq2008, mslr-excerpt): defined while the layout is
         # incomplete, so an already extracted copy is never re-downloaded. Runs where Snakemake
         # runs (localrules): compute nodes often have no internet.
 

@@ -95,7 +95,8 @@ def local_layout(root, file=None, *, key: str = "dataset") -> Layout:
     missing = [p for p in full if not p.is_file()]
     if not missing:
         return _folds_layout(root)
-    single = [f for f in range(1, N_PARTITIONS + 1) if fold_file(root, f, "train").is_file() and fold_file(root, f, "test").is_file()]
+    single = [f for f in range(1, N_PARTITIONS + 1)
+              if fold_file(root, f, "train").is_file() and fold_file(root, f, "test").is_file()]
     if len(single) == 1:
         f = single[0]
         vali = fold_file(root, f, "vali")
