@@ -329,7 +329,8 @@ t0 = time.perf_counter()
 from evalrank.data.trec import read_trec
 from evalrank.evaluation.engine import index_qrels, rank_run
 from evalrank.metrics.trec import trec_measures
-from evalrank.evaluation.evaluate import RunResult, format_trec
+from evalrank.evaluation.evaluate import RunResult
+from evalrank.evaluation.trec_text import format_trec
 t_imp = time.perf_counter() - t0
 qrels_path, runs = sys.argv[1], sys.argv[2:]
 T = dict(read_qrels=0.0, read_run=0.0, rank_run=0.0, trec_measures=0.0, format=0.0)

@@ -25,7 +25,8 @@ CELLS = ("fig1_rf", "fig2_rf_vs_ordinal_rf", "fig3_index_update")
 
 def main(argv=None):
     from evalrank import io, seeds
-    from evalrank.active.campaign import DEFAULT_EPSILON, predicted_term_variance
+    from evalrank.active.campaign_estimate import predicted_term_variance
+    from evalrank.active.campaign_plan import DEFAULT_EPSILON
     from evalrank.papers.sawade2012.campaignstudy import campaign_draws
     from evalrank.active.confseq import asymptotic_cs, betting_cs
     from evalrank.active.estimate import default_max_draws

@@ -176,7 +176,7 @@ def library_values(paths: dict, run_b: bool = False) -> np.ndarray:
     """Per query DCG of run a (minus run b's with ``run_b``) computed by the library on the files
     as read: :func:`evalrank.active.files.rankings_from_trec` and
     :func:`evalrank.active.campaign.query_losses` with the qrels' grades (the truth's check)."""
-    from evalrank.active.campaign import query_losses
+    from evalrank.active.campaign_estimate import query_losses
     from evalrank.active.files import rankings_from_trec
 
     r, doc_ids = rankings_from_trec(str(paths["run_a"]), run_b=str(paths["run_b"]) if run_b else None)

@@ -147,7 +147,7 @@ def test_a_module_that_uses_numba_directly_gets_the_kernels_compiled():
     """The LETOR reader calls bytescan's kernels from its own numba code and from Python:
     importing numba through evalrank._jit compiles them, even after they were imported
     interpreted."""
-    code = ("import evalrank.data.trec as t\nfrom evalrank import _jit\na = _jit.compiled()\n"
+    code = ("import evalrank.data.trec_scan as t\nfrom evalrank import _jit\na = _jit.compiled()\n"
             "import evalrank.data.letor as l\n"
             "print(a, _jit.compiled(), type(l._count_newlines).__name__, type(t._space).__name__)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=300)
@@ -158,18 +158,18 @@ def test_a_module_that_uses_numba_directly_gets_the_kernels_compiled():
 def test_mode_rebinds_every_reference_and_restores_it():
     import numba
 
-    from evalrank.data import bytescan, trec
-    from evalrank.evaluation import engine, evaluate
+    from evalrank.data import bytescan, trec_scan
+    from evalrank.evaluation import engine, inputs
 
     with _jit.mode("numba"):
         assert isinstance(engine._rank_match, numba.core.dispatcher.Dispatcher)
-        assert evaluate.fnv1a is trec.fnv1a and isinstance(trec.fnv1a, numba.core.dispatcher.Dispatcher)
-        assert trec._space is bytescan.is_blank and isinstance(trec._space, numba.core.dispatcher.Dispatcher)
+        assert inputs.fnv1a is trec_scan.fnv1a and isinstance(trec_scan.fnv1a, numba.core.dispatcher.Dispatcher)
+        assert trec_scan._space is bytescan.is_blank and isinstance(trec_scan._space, numba.core.dispatcher.Dispatcher)
         assert engine.prange is numba.prange and _jit.prange is numba.prange
         with _jit.mode("python"):
             assert not _jit.compiled()
-            assert type(engine._rank_match).__name__ == "function" and type(trec._space).__name__ == "function"
-            assert evaluate.fnv1a is trec.fnv1a and not isinstance(trec.fnv1a, numba.core.dispatcher.Dispatcher)
+            assert type(engine._rank_match).__name__ == "function" and type(trec_scan._space).__name__ == "function"
+            assert inputs.fnv1a is trec_scan.fnv1a and not isinstance(trec_scan.fnv1a, numba.core.dispatcher.Dispatcher)
             assert engine.prange is not numba.prange and list(engine.prange(3)) == [0, 1, 2]
         assert isinstance(engine._rank_match, numba.core.dispatcher.Dispatcher) and engine.prange is numba.prange
     with pytest.raises(ValueError, match="mode must be"):

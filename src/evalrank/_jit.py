@@ -20,7 +20,7 @@ Where the input is large enough to pay for numba, the public function that knows
 the rest of the process, every kernel is a numba dispatcher: numba is imported, a dispatcher made
 for each registered kernel (each loads from or fills numba's cache on its first call, as with
 ``numba.njit(cache=True)``), and each module global of ``evalrank``'s modules that holds a kernel
-(kernels call kernels; ``evaluate.py`` imports ``fnv1a`` from ``data/trec.py``) or the
+(kernels call kernels; ``evaluation/inputs.py`` imports ``fnv1a`` from ``data/trec_scan.py``) or the
 interpreted ``prange`` is rebound to the dispatcher or to ``numba.prange``, so that numba
 compiles callers against callees exactly as before. A kernel module imported after that gets
 dispatchers straight from :func:`njit`. A module that uses numba directly and calls registered

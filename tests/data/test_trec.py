@@ -247,7 +247,7 @@ def test_query_ids_are_sorted_and_named_alike_interpreted_and_compiled():
     names and first rows, ids with NULs, shared prefixes longer than 8 bytes, characters beyond
     ASCII and newlines included; a first id that is not UTF-8 goes to ``decode`` in both."""
     from evalrank import _jit
-    from evalrank.data.trec import _sort_spans, sorted_codes
+    from evalrank.data.trec_scan import _sort_spans, sorted_codes
 
     rng = np.random.default_rng(11)
     alphabet = ["a", "b", "\x00", "é", "\x7f", "文", "\U0001F600", "aaaaaaaa", "aaaaaaaab", "\n"]

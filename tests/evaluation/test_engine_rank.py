@@ -11,7 +11,7 @@ import pytest
 
 from evalrank import _jit
 from evalrank.evaluation.engine import index_qrels, rank_run
-from evalrank.evaluation.evaluate import as_trec
+from evalrank.evaluation.inputs import as_trec
 
 
 def _case(seed: int):

@@ -301,8 +301,8 @@ def test_a_missing_query_id_is_refused_naming_its_row(bad, row):
 def test_the_numpy_fnv1a_of_the_interpreted_mode_is_the_kernels():
     """Interpreted, column ids are hashed by NumPy a byte position at a time: the same FNV-1a as
     the reader's kernel, so a file and a DataFrame match each other's ids in either mode."""
-    from evalrank.data.trec import fnv1a
-    from evalrank.evaluation.evaluate import _fnv1a_np
+    from evalrank.data.trec_scan import fnv1a
+    from evalrank.evaluation.inputs import _fnv1a_np
 
     rng = np.random.default_rng(4)
     words = [b"", b"d1", bytes(range(256))] + [rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8).tobytes()
@@ -317,7 +317,7 @@ def test_the_numpy_fnv1a_of_the_interpreted_mode_is_the_kernels():
 @pytest.mark.parametrize("mode", ["python", "numba"])
 def test_the_ucs4_kernel_counts_characters_beyond_ascii(mode):
     from evalrank import _jit
-    from evalrank.evaluation.evaluate import _ucs4_bytes
+    from evalrank.evaluation.inputs import _ucs4_bytes
 
     a = np.array(["ab", "c", "", "é", "x文"])
     flat = a.view(np.uint32).ravel()
@@ -332,7 +332,7 @@ def test_the_ucs4_kernel_counts_characters_beyond_ascii(mode):
 def test_the_int_kernels_write_str_of_each_value(mode):
     """Integer ids as text: lengths, then the digits two at a time from the end."""
     from evalrank import _jit
-    from evalrank.evaluation.evaluate import _PAIRS, _int_ids, _int_lengths
+    from evalrank.evaluation.inputs import _PAIRS, _int_ids, _int_lengths
 
     a = np.array([0, -1, 5, 9, 10, 11, 99, 100, 101, -100, 999, 1000, 123456789, -9223372036854775807,
                   9223372036854775807, 10 ** 18, 10 ** 18 - 1], dtype=np.int64)
@@ -354,7 +354,7 @@ def test_runs_of_equal_fixed_width_ids_a_word_at_a_time(mode):
     width and alignment allow; a field of a packed structured array is unaligned): the first
     row of every run of equal ids, as NumPy finds them."""
     from evalrank import _jit
-    from evalrank.evaluation.evaluate import _runs_of_equal
+    from evalrank.evaluation.inputs import _runs_of_equal
 
     rng = np.random.default_rng(9)
     for width in range(1, 18):
@@ -374,7 +374,7 @@ def test_the_fixed_width_kernel_spans_and_hashes_as_numpy_does(mode):
     """numpy S ids four at a time (hashes interleaved) and the rest one by one: the spans
     NumPy's trailing-NUL rule gives and the reader's FNV-1a, any count and padding."""
     from evalrank import _jit
-    from evalrank.evaluation.evaluate import _fixed_ids, _fixed_np, _fnv1a_np
+    from evalrank.evaluation.inputs import _fixed_ids, _fixed_np, _fnv1a_np
 
     rng = np.random.default_rng(10)
     for n in (0, 1, 3, 4, 5, 8, 11):
@@ -395,8 +395,8 @@ def test_the_span_hash_kernel_is_fnv1a_of_each_span(mode):
     """Spans of any length (empty ones too) hashed four at a time and the rest one by one: the
     reader's FNV-1a of each."""
     from evalrank import _jit
-    from evalrank.data.trec import fnv1a
-    from evalrank.evaluation.evaluate import _hash_spans
+    from evalrank.data.trec_scan import fnv1a
+    from evalrank.evaluation.inputs import _hash_spans
 
     rng = np.random.default_rng(12)
     data = rng.integers(0, 256, 400, dtype=np.uint8)

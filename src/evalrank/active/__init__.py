@@ -12,7 +12,9 @@ over a budget grid, Figs. 1-3) is :mod:`evalrank.papers.sawade2012`.
   :mod:`~evalrank.active.files` (``pool_from_trec``, ``write_plan``, ``labels_from_qrels``).
 """
 
-from evalrank.active.campaign import Plan, Pool, estimate, plan
+from evalrank.active.campaign_estimate import estimate
+from evalrank.active.campaign_plan import plan
+from evalrank.active.campaign_state import Plan, Pool
 from evalrank.active.costs import query_costs
 from evalrank.active.estimate import algorithm1, weighted_estimates
 from evalrank.active.sampling import METHODS, q_star, q_star_difference

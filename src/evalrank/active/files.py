@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalrank.active.campaign import Plan, Pool, Rankings
+from evalrank.active.campaign_state import Plan, Pool, Rankings
 from evalrank.data.trec import TrecFormatError
 
 __all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "model_probs", "rankings_from_trec",
@@ -460,7 +460,7 @@ def read_plan(path) -> Plan:
     table against the digest, the settings against the pool table and the draws
     (:func:`evalrank.active.campaign.check_plan`), every draw row against the draws recomputed
     from the seed, ``q``, the costs and the budget. Errors name the file and line."""
-    from evalrank.active.campaign import check_plan, planned_draws
+    from evalrank.active.campaign_plan import check_plan, planned_draws
 
     path = Path(path)
     text = path.read_text(encoding="utf-8").splitlines()

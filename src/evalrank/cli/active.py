@@ -19,7 +19,7 @@ MODEL_OPTIONS = ("probs", "calibrate_from", "letor", "model", "grades", "costs",
 
 
 def cmd_active_plan(a):
-    from evalrank.active.campaign import extend, plan
+    from evalrank.active.campaign_plan import extend, plan
     from evalrank.active.files import read_plan, write_plan
 
     if a.continue_plan:
@@ -58,7 +58,7 @@ def _same_inputs(a, previous) -> None:
     """Inputs given with --continue (none are needed: the plan carries the label model, the costs
     and q) must be those of the plan: the run(s) by their rankings, the label model and costs by
     their values."""
-    from evalrank.active.campaign import model_fingerprint
+    from evalrank.active.campaign_state import model_fingerprint
     from evalrank.active.files import rankings_from_trec
 
     model = [o for o in MODEL_OPTIONS if getattr(a, o) is not None]
@@ -80,7 +80,7 @@ def _same_inputs(a, previous) -> None:
 
 def _same_runs(plan_path, a, p, rankings) -> None:
     """The run(s) given are those the plan was made for (their rankings' fingerprint)."""
-    from evalrank.active.campaign import rankings_fingerprint
+    from evalrank.active.campaign_state import rankings_fingerprint
 
     if rankings.difference != bool(p.settings["difference"]):
         raise ValueError(f"{plan_path}: the plan was made for " +
@@ -93,7 +93,7 @@ def _same_runs(plan_path, a, p, rankings) -> None:
 
 
 def cmd_active_estimate(a):
-    from evalrank.active.campaign import estimate
+    from evalrank.active.campaign_estimate import estimate
     from evalrank.active.files import labels_from_qrels, rankings_from_trec, read_plan
     from evalrank.io import atomic_write_text
 

@@ -75,7 +75,8 @@ def _check_trec_flags(a) -> None:
 def cmd_evaluate(a) -> None:
     if "numpy" not in sys.modules:   # a new process: evaluate calls no BLAS, so numpy's import need not
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # start OpenBLAS's threads (unless asked to)
-    from evalrank.evaluation.evaluate import evaluate_trec, format_trec
+    from evalrank.evaluation.evaluate import evaluate_trec
+    from evalrank.evaluation.trec_text import format_trec
 
     _check_trec_flags(a)
     bar, tick = _progress(len(a.runs))

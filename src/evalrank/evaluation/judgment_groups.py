@@ -64,7 +64,8 @@ def evaluate_jg(qrels, runs, measures, *, relevance_level: int = 1, max_docs: in
                 progress=None) -> list:
     """:func:`evalrank.evaluation.evaluate.evaluate_trec` for a ``qrels_jg`` file: one
     :class:`RunResult` per run with the measures of :data:`JG_MEASURES` (module docstring)."""
-    from evalrank.evaluation.evaluate import RunResult, _runs_of, as_trec, evaluate_trec
+    from evalrank.evaluation.evaluate import RunResult, evaluate_trec
+    from evalrank.evaluation.inputs import _runs_of, as_trec
     from evalrank.metrics.names import TREC_ORDER, TrecMeasure, parse_measures
 
     ms = [m for m in parse_measures(measures)]

@@ -251,7 +251,7 @@ def _dcg_finding(savings, labels) -> Finding:
     why = (f"a DCG saving of at least {pct(NO_SAVING, 0)} in {len(d) - len(none)} of {len(d)} experiments."
            if v != "reproduced" else f"every DCG saving is at least {pct(NO_SAVING, 0)}.")
     if labels is not None and not none.empty:
-        from evalrank.active.campaign import OVERCONFIDENT
+        from evalrank.active.campaign_estimate import OVERCONFIDENT
 
         bits, over = [], 0
         for e in none.experiment:
@@ -490,7 +490,7 @@ def _campaign_t_peeking(t) -> Finding:
 
 def _floor_finding(t) -> Finding:
     """The floor under q* (epsilon): what each epsilon of the study costs and buys."""
-    from evalrank.active.campaign import DEFAULT_EPSILON
+    from evalrank.active.campaign_plan import DEFAULT_EPSILON
 
     claim = ("Ours (issue 27): the floor under q*, q = (1 − ε) q* + ε/m, bounds each importance weight by 1/ε; "
              f"the default ε = {fmt(DEFAULT_EPSILON)} is chosen from this trade-off")

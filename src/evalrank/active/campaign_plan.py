@@ -1,0 +1,200 @@
+"""Planning a labelling campaign (Sawade et al. 2012): the label model's Theorem 3 moments per pool
+query, the instrumental distribution of a method with the defensive floor (eqs. 11-12,
+:mod:`evalrank.active.sampling`), Algorithm 1's budgeted draws (:func:`plan`), a round more from
+the plan alone (:func:`extend`) and the check that a plan's draws are what its settings give
+(:func:`check_plan`). Step 1 of :mod:`evalrank.active.campaign`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from evalrank.active.campaign_state import Plan, Pool, model_fingerprint, parse_campaign_measure, rankings_fingerprint
+from evalrank.active.estimate import budgeted_draws, check_max_draws
+from evalrank.active.sampling import METHODS
+
+__all__ = ["DEFAULT_EPSILON", "moments", "sampling_distribution", "planned_draws", "plan", "extend", "check_plan"]
+
+#: the floor under q*: a plan samples from ``(1 - epsilon) q* + epsilon / m``
+#: (:func:`evalrank.active.sampling.defensive`), so every importance weight is at most
+#: ``1 / epsilon`` (``evalrank active plan --epsilon``)
+DEFAULT_EPSILON = 0.05
+
+
+def _ideal_expected(probs, offsets, k: int) -> np.ndarray:
+    """Per query, the ideal DCG@k of the expected gains (NDCG's first-order normalizer)."""
+    from evalrank.metrics.dcg import ideal_dcg
+
+    g = probs @ (2.0 ** np.arange(probs.shape[1]) - 1.0)
+    # ideal_dcg takes labels and a gain; the expected gain is passed as a linear "label"
+    return ideal_dcg(g, offsets, k, gain="linear")
+
+
+def moments(pool: Pool, measure: str, probs=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per query the label model's mean and variance of the measure (of the difference for two
+    rankers): Theorem 3 (:mod:`evalrank.active.theorem3`); NDCG first-order (module docstring)."""
+    from evalrank.active.theorem3 import batch_difference_mean_var, batch_mean_var
+
+    family, k = parse_campaign_measure(measure)
+    probs = pool.probs if probs is None else probs
+    base = "dcg" if family == "ndcg" else family
+    if pool.difference:
+        mean, var = batch_difference_mean_var(probs, pool.offsets_a, pool.order_a, pool.offsets_b, pool.order_b,
+                                              base, k=k)
+    else:
+        mean, var = batch_mean_var(probs, pool.offsets_a, pool.order_a, base, k=k)
+    if family == "ndcg":
+        z = _ideal_expected(probs, pool.offsets, k)
+        z = np.where(z > 0, z, 1.0)
+        mean, var = mean / z, var / (z * z)
+    return mean, var
+
+
+def sampling_distribution(pool: Pool, measure: str, method: str, keep: dict | None = None) -> np.ndarray:
+    """``q`` over the pool's queries for ``method`` (Sawade Sec. 5: active, active_uniD,
+    active_uniC, passive): :mod:`evalrank.active.sampling`'s q* of the label model's moments
+    (:func:`moments`, which adds NDCG's first-order moments to Theorem 3's DCG and ERR), without
+    the floor. ``keep``: a dict that receives the label model's ``mean`` and ``var`` per query."""
+    from evalrank.active.sampling import _variants
+
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    parse_campaign_measure(measure)
+    return _variants(pool.probs, pool.n_queries, pool.costs, (method,), lambda p: moments(pool, measure, p),
+                     keep=keep)[method]
+
+
+def _number(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    return float(value)
+
+
+def _budget(value) -> float:
+    """A round's budget: a finite number > 0."""
+    budget = _number(value, "budget")
+    if not (np.isfinite(budget) and budget > 0):
+        raise ValueError(f"budget must be > 0, got {budget!r}")
+    return budget
+
+
+def _cumulative(budgets) -> list[float]:
+    """The total budget after each round (summed left to right, as :func:`extend` adds them)."""
+    total, out = 0.0, []
+    for b in budgets:
+        total += float(b)
+        out.append(total)
+    return out
+
+
+def planned_draws(q, costs, budget: float, seed: int, max_draws: int) -> dict:
+    """The draws of a plan: :func:`budgeted_draws` on the plan's own stream of ``seed``
+    (``evalrank.seeds.rng(seed, "active", "plan")``)."""
+    from evalrank.seeds import rng
+
+    return budgeted_draws(q, costs, float(budget), rng(int(seed), "active", "plan"), max_draws=int(max_draws))
+
+
+def plan(pool: Pool, *, budget: float, measure: str = "err", method: str = "active", seed: int = 0,
+         previous: Plan | None = None, epsilon: float | None = None, max_draws: int | None = None) -> Plan:
+    """Plan a campaign (module docstring). ``budget``: what this round may spend; ``epsilon``:
+    the floor under q* (None: :data:`DEFAULT_EPSILON`); ``max_draws``: the draw cap
+    (None: :func:`evalrank.active.estimate.default_max_draws`). With ``previous`` (a plan of the
+    same pool and settings) this is :func:`extend`: the rounds' budgets add up and the new plan
+    starts with every draw of the previous one (``measure``, ``method``, ``seed``, ``epsilon``
+    must then be the previous plan's, and the pool its rankings, label model and costs)."""
+    from evalrank.active.sampling import defensive, max_weight
+
+    budget = _budget(budget)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    parse_campaign_measure(measure)
+    eps = DEFAULT_EPSILON if epsilon is None else _number(epsilon, "epsilon")
+    if previous is not None:
+        want = {"measure": str(measure), "method": method, "seed": int(seed), "epsilon": eps,
+                "runs": rankings_fingerprint(pool), "model": model_fingerprint(pool), "difference": pool.difference}
+        if epsilon is None:
+            want["epsilon"] = previous.settings.get("epsilon")
+        got = {key: previous.settings.get(key) for key in want}
+        if got != want:
+            diff = {key: (got[key], want[key]) for key in want if got[key] != want[key]}
+            raise ValueError(f"the previous plan was made with other settings or inputs (previous, now): {diff}")
+        return extend(previous, budget)
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"epsilon must be in [0, 1], got {epsilon!r}")
+    keep: dict = {}
+    q = sampling_distribution(pool, measure, method, keep=keep)
+    if method != "passive":
+        q = defensive(q, eps)
+    cheapest = float(pool.costs[q > 0].min())
+    if budget < cheapest:
+        raise ValueError(f"budget {budget:g} is below the cheapest query that can be drawn (cost {cheapest:g})")
+    cap = check_max_draws(max_draws, pool.n_queries)
+    d = planned_draws(q, pool.costs, budget, seed, cap)
+    n = int(d["queries"].size)
+    if n == 0:
+        raise ValueError(f"budget {budget:g} buys no query: the first query drawn costs more; raise the budget")
+    f, var = (np.asarray(keep[k], dtype=np.float64) for k in ("mean", "var"))
+    settings = {"measure": str(measure), "method": method, "seed": int(seed), "epsilon": eps, "budget": budget,
+                "rounds": 1, "round_budgets": [budget], "round_draws": [n], "t_star": n, "max_draws": cap,
+                "n_queries": pool.n_queries, "n_grades": int(pool.probs.shape[1]),
+                "pool_cost": float(pool.costs.sum()), "max_weight": max_weight(q), "f_pool": float(np.mean(f)),
+                "runs": rankings_fingerprint(pool), "model": model_fingerprint(pool), "difference": pool.difference}
+    return Plan(list(pool.qids), q, pool.costs.copy(), f, var, d["queries"], d["spent"], d["whole_pool"],
+                d["exhausted"], d["capped"], settings)
+
+
+def extend(previous: Plan, budget: float) -> Plan:
+    """``previous`` with one more round of ``budget``: the same ``q``, costs, label model and
+    stream, the total budget the sum of the rounds'; the new plan starts with every draw of the
+    previous one (unless the total covers the whole pool: then every query once), and keeps its
+    ``t_star`` and ``epsilon``."""
+    budget = _budget(budget)
+    s = dict(previous.settings)
+    total = float(s["budget"]) + budget
+    d = planned_draws(previous.q, previous.costs, total, s["seed"], s["max_draws"])
+    n = previous.draws.size
+    if not d["whole_pool"] and not previous.whole_pool and not np.array_equal(d["queries"][:n], previous.draws):
+        raise RuntimeError("the extended plan does not start with the previous draws (a bug: please report)")
+    s.update(budget=total, rounds=int(s["rounds"]) + 1, round_budgets=[*s["round_budgets"], budget],
+             round_draws=[*s["round_draws"], int(d["queries"].size)])
+    return Plan(list(previous.qids), previous.q, previous.costs, previous.f, previous.var, d["queries"], d["spent"],
+                d["whole_pool"], d["exhausted"], d["capped"], s)
+
+
+def check_plan(p: Plan) -> list[str]:
+    """What is wrong with a plan's settings against its pool table and draws (empty: nothing):
+    the pool's size, cost, ``f_pool`` and largest weight, the rounds (their budgets add up to
+    the budget; each round's draw count is what its cumulative budget buys; ``t_star`` is the
+    first round's), and the draws, spent and end flags recomputed from ``q``, the costs, the
+    budget and the seed (:func:`evalrank.active.estimate.budgeted_draws`). A plan read from a
+    file is checked row by row as well (:func:`evalrank.active.files.read_plan`)."""
+    from evalrank.active.sampling import max_weight
+
+    s, m = p.settings, len(p.qids)
+    bad = []
+    expect = {"n_queries": m, "pool_cost": float(p.costs.sum()), "f_pool": float(np.mean(p.f)),
+              "max_weight": max_weight(p.q)}
+    bad += [f"{k} is {s.get(k)!r}, the pool table gives {v!r}" for k, v in expect.items() if s.get(k) != v]
+    rb, rd = s.get("round_budgets"), s.get("round_draws")
+    if not (isinstance(rb, list) and isinstance(rd, list) and len(rb) == len(rd) == s.get("rounds", 0) >= 1):
+        return bad + ["rounds, round_budgets and round_draws do not describe the same rounds"]
+    cumulative = _cumulative(rb)
+    total = cumulative[-1]
+    if total != s.get("budget"):
+        bad.append(f"budget {s.get('budget')!r} is not the sum of the rounds' budgets ({total!r})")
+    if s.get("t_star") != rd[0]:
+        bad.append(f"t_star {s.get('t_star')!r} is not the first round's draws ({rd[0]})")
+    try:
+        runs = [planned_draws(p.q, p.costs, b, s["seed"], s["max_draws"]) for b in cumulative]
+    except (KeyError, TypeError, ValueError) as e:
+        return bad + [f"the draws cannot be recomputed ({e})"]
+    counts = [int(r["queries"].size) for r in runs]
+    if counts != rd:
+        bad.append(f"round_draws {rd} are not what the rounds' budgets buy ({counts})")
+    last = runs[-1]
+    if not np.array_equal(last["queries"], p.draws):
+        bad.append("the draws are not those of q, the costs, the budget and the seed")
+    flags = {"spent": p.spent, "whole_pool": p.whole_pool, "exhausted": p.exhausted, "capped": p.capped}
+    bad += [f"{k} is {v!r}, the draws give {last[k]!r}" for k, v in flags.items() if last[k] != v]
+    return bad
