@@ -26,11 +26,11 @@ class Dataset:
     def __init__(self, key, ds, prefix, parsed, seed):
         self.key, self.config, self.prefix, self.parsed, self.seed = key, ds, prefix, parsed, seed
         self.root = ds["root"]
-        self.spec = get_spec(ds["kind"], **{k: ds[k] for k in ("url", "sha256") if ds.get(k)},
+        self.spec = get_spec(ds["kind"], **{k: ds[k] for k in ("url", "sha256") if ds[k]},
                              n_features=ds["n_features"], max_grade=ds["max_grade"])
         try:
             self.layout = (None if self.spec.kind == "synthetic" else
-                           local_layout(self.root, ds.get("file"), key=key) if self.spec.kind == "local" else
+                           local_layout(self.root, ds["file"], key=key) if self.spec.kind == "local" else
                            spec_layout(self.spec, self.root))
         except (OSError, ValueError) as e:
             raise WorkflowError(str(e)) from None
@@ -67,7 +67,7 @@ def synthesize_options(ds):
     syn = ds["synthetic"]
     return dict(n_features=ds["n_features"], queries_per_partition=syn["queries_per_partition"],
                 mean_docs=syn["mean_docs"], p_no_relevant=syn["p_no_relevant"], p_small=syn["p_small"],
-                max_docs=syn["max_docs"], feature_norm=syn["feature_norm"], grade_marginals=syn.get("grade_marginals"))
+                max_docs=syn["max_docs"], feature_norm=syn["feature_norm"], grade_marginals=syn["grade_marginals"])
 
 
 def dataset_outputs():

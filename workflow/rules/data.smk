@@ -40,7 +40,7 @@ for _d in DATASETS:
             output:
                 _d.layout_files(),
             params:
-                opts=flags(dataset=_d.spec.name, root=_d.root, url=_d.config.get("url"), sha256=_d.config.get("sha256")),
+                opts=flags(dataset=_d.spec.name, root=_d.root, url=_d.config["url"], sha256=_d.config["sha256"]),
             log:
                 f"{LOGS}/{_d.prefix}download.log",
             benchmark:
