@@ -410,3 +410,17 @@ def test_config_py_restates_no_schema_default():
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
                 and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in keys]
     assert restated == [], f"config.py reads these keys with .get(): {restated}"
+
+
+def test_each_papers_section_is_checked_next_to_its_stages():
+    """config.SECTION_CHECKS names one checks module per paper folder, each with config_problems."""
+    import importlib
+    import pathlib
+
+    from evalrank import config as cfg
+
+    papers = pathlib.Path(cfg.__file__).parent / "papers"
+    folders = sorted(p.name for p in papers.iterdir() if p.is_dir() and p.name != "common" and (p / "stages.py").exists())
+    assert sorted(n.split(".")[2] for n in cfg.SECTION_CHECKS) == folders
+    for name in cfg.SECTION_CHECKS:
+        assert callable(importlib.import_module(name).config_problems), name

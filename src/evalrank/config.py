@@ -272,63 +272,52 @@ def validate_config(config: dict, schema: str | Path | None = None, files: Itera
     return config
 
 
-def _increasing(key: str, values: list) -> list[tuple[str, str]]:
+def increasing(key: str, values: list) -> list[tuple[str, str]]:
+    """``[(key, message)]`` unless ``values`` is strictly increasing."""
     if any(b <= a for a, b in zip(values, values[1:])):
         return [(key, f"must be strictly increasing, got {values}")]
     return []
 
 
-def _on_grid(key: str, value, grid_key: str, grid: list) -> list[tuple[str, str]]:
+def on_grid(key: str, value, grid_key: str, grid: list) -> list[tuple[str, str]]:
+    """``[(key, message)]`` unless ``value`` (if not None) is one of ``grid``."""
     if value is not None and grid and not any(abs(value - b) < 1e-9 for b in grid):
         return [(key, f"{value} must be one of {grid_key} {grid}")]
     return []
 
 
+def fold_is_trained(key: str, fold, config: dict) -> list[tuple[str, str]]:
+    """A stage that uses one fold's trained models must use a fold of ``folds`` (else
+    the whole model stage would be trained again for that stage alone)."""
+    folds = config["folds"]
+    if fold not in folds:
+        return [(key, f"fold {fold} is not in folds {folds}: its models would be trained for this stage "
+                      "alone; use one of folds")]
+    return []
+
+
+#: The modules whose ``config_problems(config)`` check a paper's section against the rest of the
+#: config (what the schema cannot say), each next to its stages; in this order.
+SECTION_CHECKS = (
+    "evalrank.papers.busafekete2012.checks",
+    "evalrank.papers.dincer2016.checks",
+    "evalrank.papers.ozertem2011.checks",
+    "evalrank.papers.wang2013.checks",
+    "evalrank.papers.sawade2012.checks",
+)
+
+
 def _cross_checks(config: dict) -> list[tuple[str, str]]:
-    """Constraints between keys that a JSON schema cannot express (defaults filled)."""
+    """Constraints between keys that a JSON schema cannot express (defaults filled): the dataset
+    blocks here, each paper's section in its ``checks`` module (:data:`SECTION_CHECKS`)."""
+    import importlib
+
     problems = _dataset_checks("dataset", config["dataset"])
     learn_ds = config["risk"]["learning"]["dataset"]
     if learn_ds is not None:
         problems += _dataset_checks("risk.learning.dataset", learn_ds)
-    act, models, nd, risk = config["active"], config["models"], config["ndcg"], config["risk"]
-    if act["enabled"] and not models["enabled"]:
-        problems.append(("active.enabled", "the active stage needs the models stage (models.enabled: true)"))
-    extra = [m for m in nd["fig1_learners"] if m not in nd["learners"]]
-    if extra:
-        problems.append(("ndcg.fig1_learners", f"{extra} must also be in ndcg.learners"))
-    if nd["reference"] not in nd["train_conventions"]:
-        problems.append(("ndcg.reference", f"{nd['reference']!r} must be one of ndcg.train_conventions"))
-    if risk["enabled"] and risk["population"]["enabled"]:
-        problems += _risk_population_checks(risk["population"], config)
-    learn = risk["learning"]
-    if risk["enabled"] and learn["enabled"]:
-        bad = [f for f in learn["folds"] if f > learn["n_folds"]]
-        if bad:
-            problems.append(("risk.learning.folds", f"{bad} exceed risk.learning.n_folds = {learn['n_folds']}"))
-        n_feat = (learn["dataset"] or config["dataset"])["n_features"]
-        if learn["baseline_feature"] > n_feat:
-            problems.append(("risk.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
-                             f"dataset's n_features = {n_feat}"))
-    if config["clicks"]["enabled"]:
-        problems += _clicks_checks(config["clicks"], config)
-    if config["theory"]["enabled"]:
-        problems += _theory_checks(config["theory"])
-    budgets = act["budgets"]
-    problems += _increasing("active.budgets", budgets)
-    ts = act["train_sizes"]
-    problems += _on_grid("active.reference_budget", act["reference_budget"], "active.budgets", budgets)
-    problems += _on_grid("active.train_sizes.budget", ts["budget"], "active.budgets", budgets)
-    camp = act["campaign"]
-    problems += _increasing("active.campaign.budgets", camp["budgets"])
-    problems += _on_grid("active.campaign.tune_budget", camp["tune_budget"], "active.campaign.budgets",
-                         camp["budgets"])
-    if 0 < camp["repetitions"] < act["shards"]:
-        problems.append(("active.campaign.repetitions", f"{camp['repetitions']} is below active.shards "
-                         f"({act['shards']}): a shard would have no campaign"))
-    if ts["base"] in ts["sizes"]:
-        problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
-    if act["enabled"]:
-        problems += _active_checks(act, config)
+    for name in SECTION_CHECKS:
+        problems += importlib.import_module(name).config_problems(config)
     return problems
 
 
@@ -355,107 +344,6 @@ def _dataset_checks(key: str, ds: dict) -> list[tuple[str, str]]:
     if syn["mean_docs"] > syn["max_docs"]:
         problems.append((f"{key}.synthetic.mean_docs", f"{syn['mean_docs']} exceeds {key}.synthetic.max_docs = "
                          f"{syn['max_docs']}: no query may have more documents than that"))
-    return problems
-
-
-def _active_checks(act: dict, config: dict) -> list[tuple[str, str]]:
-    problems = []
-    if act["shards"] > act["repetitions"]:
-        problems.append(("active.shards", f"{act['shards']} exceeds active.repetitions ({act['repetitions']}): "
-                         "a shard would have no repetition"))
-    ds = config["dataset"]
-    cost = act["cost_feature"]
-    if cost is not None and cost > ds["n_features"]:
-        problems.append(("active.cost_feature", f"feature {cost} exceeds dataset.n_features = {ds['n_features']}; "
-                         "set it to the dataset's document-length feature, or null for unit costs"))
-    if cost is not None and ds["kind"] == "synthetic" and ds["synthetic"]["feature_norm"] == "query":
-        problems.append(("active.cost_feature", "dataset.synthetic.feature_norm: query scales every feature within "
-                         "its query, so no feature is a document length; set active.cost_feature to null (unit costs)"))
-    return problems
-
-
-def _fold_is_trained(key: str, fold, config: dict) -> list[tuple[str, str]]:
-    """A stage that uses one fold's trained models must use a fold of ``folds`` (else
-    the whole model stage would be trained again for that stage alone)."""
-    folds = config["folds"]
-    if fold not in folds:
-        return [(key, f"fold {fold} is not in folds {folds}: its models would be trained for this stage "
-                      "alone; use one of folds")]
-    return []
-
-
-def _risk_population_checks(pop: dict, config: dict) -> list[tuple[str, str]]:
-    problems = []
-    if pop["fold"] == pop["test_partition"]:
-        problems.append(("risk.population.test_partition", f"must differ from risk.population.fold ({pop['fold']})"))
-    if pop["baseline_feature"] not in pop["features"]:
-        problems.append(("risk.population.baseline_feature",
-                         f"{pop['baseline_feature']} must be one of risk.population.features"))
-    if pop["include_models"] and not config["models"]["enabled"]:
-        problems.append(("risk.population.include_models",
-                         "needs the models stage (models.enabled: true); set it to false to leave the models out"))
-    elif pop["include_models"]:
-        problems += _fold_is_trained("risk.population.fold", pop["fold"], config)
-    n_feat = config["dataset"]["n_features"]
-    too_big = [f for f in pop["features"] if f > n_feat]
-    if too_big:
-        problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
-    return problems
-
-
-def _theory_checks(th: dict) -> list[tuple[str, str]]:
-    from evalrank.papers.wang2013.experiments import theory_measure
-
-    problems = []
-    for key, measures in (("theory.measures", th["measures"]), ("theory.lists.measures", th["lists"]["measures"])):
-        for i, m in enumerate(measures):
-            try:
-                theory_measure(m)
-            except ValueError as e:
-                problems.append((f"{key}[{i}]", str(e)))
-    problems += _increasing("theory.sizes", th["sizes"])
-    problems += _increasing("theory.population.thresholds", th["population"]["thresholds"])
-    problems += _increasing("theory.lists.sizes", th["lists"]["sizes"])
-    scorers = th["scorers"]
-    for i, pair in enumerate(th["pairs"]):
-        bad = [name for name in pair[1:] if name not in scorers]
-        if bad:
-            problems.append((f"theory.pairs[{i}]", f"{bad} are not in theory.scorers {sorted(scorers)}"))
-    return problems
-
-
-def _clicks_checks(clk: dict, config: dict) -> list[tuple[str, str]]:
-    problems = []
-    models = config["models"]
-    if not models["enabled"]:
-        problems.append(("clicks.enabled", "the clicks stage needs the models stage (models.enabled: true)"))
-    names = models["names"]
-    if models["enabled"]:
-        problems += _fold_is_trained("clicks.fold", clk["fold"], config)
-    world = clk["world"]
-    for key in ("baseline", "history", "alternatives"):
-        value = world[key]
-        values = [value] if isinstance(value, str) else value
-        allowed = names + (["oracle"] if key == "alternatives" else [])
-        bad = [v for v in values if v not in allowed]
-        if bad:
-            problems.append((f"clicks.world.{key}", f"{bad} must be in models.names {names}"
-                             + (" or 'oracle'" if key == "alternatives" else "")))
-    if world["k"] > world["serp_depth"]:
-        problems.append(("clicks.world.k", f"must not exceed clicks.world.serp_depth ({world['serp_depth']})"))
-    for key in ("blend", "noise", "affected"):
-        lo, hi = world[key]
-        if lo > hi:
-            problems.append((f"clicks.world.{key}", f"needs lo <= hi, got {world[key]}"))
-    max_grade = config["dataset"]["max_grade"]
-    if len(clk["grades"]) != max_grade + 1:
-        problems.append(("clicks.grades", f"{len(clk['grades'])} grades for labels 0..{max_grade}: the agreement "
-                         f"matrix needs dataset.max_grade + 1 grades (or set clicks.enabled: false)"))
-    if clk["paper_tests"] > world["n_tests"]:
-        problems.append(("clicks.paper_tests", f"exceeds clicks.world.n_tests ({world['n_tests']})"))
-    lo, hi = clk["smoothing"]["sigma_bounds"]
-    if lo >= hi:
-        problems.append(("clicks.smoothing.sigma_bounds", f"needs lo < hi, got {clk['smoothing']['sigma_bounds']}"))
     return problems
 
 
