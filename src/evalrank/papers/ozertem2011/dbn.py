@@ -425,6 +425,73 @@ def _log_prior(a, s, al, be) -> float:
     return float(_xlog(al, a).sum() + _xlog(be, 1 - a).sum() + _xlog(al, s).sum() + _xlog(be, 1 - s).sum())
 
 
+def _fit_args(gamma, prior, max_iter, tol, min_views, accelerate, progress_desc):
+    """:func:`fit_dbn`'s arguments checked: (gamma, alpha, beta, max_iter, min_views)."""
+    if gamma is not None:
+        gamma = _gamma(gamma)
+    al, be = _prior(prior)
+    max_iter = _int(max_iter, "max_iter", 1)
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (tol >= 0 and np.isfinite(tol)):
+        raise ValueError(f"tol: must be a finite number >= 0, got {tol!r}")
+    min_views = _int(min_views, "min_views", 0)
+    if not isinstance(accelerate, (bool, np.bool_)):
+        raise TypeError(f"accelerate: expected True or False, got {accelerate!r}")
+    if progress_desc is not None and not isinstance(progress_desc, str):
+        raise TypeError(f"progress_desc: expected a string or None, got {progress_desc!r}")
+    return gamma, al, be, max_iter, min_views
+
+
+class _EM:
+    """EM of :func:`fit_dbn` on a pooled log: the parameter vector theta = (a, s[, gamma]), the
+    E-step (expected examinations and satisfactions, log-posterior) and the M-step (Beta pseudo-counts
+    ``al``, ``be`` added; gamma re-estimated when ``gamma`` is None)."""
+
+    def __init__(self, pooled: _Pooled, n_pairs: int, clicks, gamma, al: float, be: float):
+        self.pooled, self.n_pairs, self.clicks = pooled, n_pairs, clicks
+        self.gamma, self.fit_gamma, self.al, self.be = gamma, gamma is None, al, be
+
+    def pack(self, a, s, g):
+        return np.concatenate([a, s, [g] if self.fit_gamma else []])
+
+    def unpack(self, theta):
+        n = self.n_pairs
+        return theta[:n], theta[n:2 * n], float(theta[-1]) if self.fit_gamma else self.gamma
+
+    def e_step(self, theta):
+        a, s, g = self.unpack(theta)
+        ex = _expected(self.pooled, a, s, g)
+        ex["log_posterior"] = ex["loglik"] + _log_prior(a, s, self.al, self.be)
+        return ex
+
+    def m_step(self, theta, ex):
+        a, s, g = self.unpack(theta)
+        al, be, clicks, n_pairs = self.al, self.be, self.clicks, self.n_pairs
+        den = _scatter(self.pooled, ex["examined"], n_pairs) + al + be
+        a = np.where(den > 0, _safe_div(clicks + al, den), a)
+        den = clicks + al + be
+        s = np.where(den > 0, _safe_div(_scatter(self.pooled, ex["satisfied"], n_pairs) + al, den), s)
+        if self.fit_gamma:
+            chances = ex["chances"].sum()
+            if chances > 0:
+                g = min(1.0, max(0.0, float(ex["cont"].sum() / chances)))
+        return self.pack(a, s, g)
+
+    def squarem(self, theta, ex, new):
+        """SQUAREM (Varadhan & Roland 2008, SqS3): two EM steps, an extrapolation along them, one EM
+        step from there -- kept only if the extrapolated point beats the first EM step, so the
+        sequence of accepted points never loses log-posterior. ``new``: the first EM step from theta."""
+        ex1 = self.e_step(new)
+        second = self.m_step(new, ex1)
+        r = new - theta
+        v = second - new - r
+        nv = float(np.linalg.norm(v))
+        alpha = min(-float(np.linalg.norm(r)) / nv, -1.0) if nv > 0 else -1.0
+        point = theta - 2 * alpha * r + alpha ** 2 * v
+        np.clip(point, 0.0, 1.0, out=point)
+        exp_ = self.e_step(point)
+        return self.m_step(point, exp_) if exp_["log_posterior"] >= ex1["log_posterior"] else second
+
+
 def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: tuple[float, float] = (1.0, 1.0),
             max_iter: int = 200, tol: float = 1e-8, min_views: int = 10, accelerate: bool = True,
             progress_desc: str | None = None) -> DBNFit:
@@ -447,76 +514,27 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
     O(serps x depth).
     """
     n_pairs = _check_log(log, n_pairs)
-    if gamma is not None:
-        gamma = _gamma(gamma)
-    al, be = _prior(prior)
-    max_iter = _int(max_iter, "max_iter", 1)
-    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not (tol >= 0 and np.isfinite(tol)):
-        raise ValueError(f"tol: must be a finite number >= 0, got {tol!r}")
-    min_views = _int(min_views, "min_views", 0)
-    if not isinstance(accelerate, (bool, np.bool_)):
-        raise TypeError(f"accelerate: expected True or False, got {accelerate!r}")
-    if progress_desc is not None and not isinstance(progress_desc, str):
-        raise TypeError(f"progress_desc: expected a string or None, got {progress_desc!r}")
-
+    gamma, al, be, max_iter, min_views = _fit_args(gamma, prior, max_iter, tol, min_views, accelerate, progress_desc)
     pooled = _pool(log, n_pairs)
     simp = _simplified(pooled, n_pairs, min_views)
     clicks = simp.clicks.astype(np.float64)
     impressions = np.rint(_scatter(pooled, np.broadcast_to(pooled.sessions[:, None], pooled.valid.shape),
                                    n_pairs)).astype(np.int64)
-    fit_gamma = gamma is None
-
-    def pack(a, s, g):
-        return np.concatenate([a, s, [g] if fit_gamma else []])
-
-    def unpack(theta):
-        return theta[:n_pairs], theta[n_pairs:2 * n_pairs], float(theta[-1]) if fit_gamma else gamma
-
-    def e_step(theta):
-        a, s, g = unpack(theta)
-        ex = _expected(pooled, a, s, g)
-        ex["log_posterior"] = ex["loglik"] + _log_prior(a, s, al, be)
-        return ex
-
-    def m_step(theta, ex):
-        a, s, g = unpack(theta)
-        den = _scatter(pooled, ex["examined"], n_pairs) + al + be
-        a = np.where(den > 0, _safe_div(clicks + al, den), a)
-        den = clicks + al + be
-        s = np.where(den > 0, _safe_div(_scatter(pooled, ex["satisfied"], n_pairs) + al, den), s)
-        if fit_gamma:
-            chances = ex["chances"].sum()
-            if chances > 0:
-                g = min(1.0, max(0.0, float(ex["cont"].sum() / chances)))
-        return pack(a, s, g)
-
-    theta = pack((clicks + 1) / (simp.views + 2), (simp.last_clicks + 1) / (clicks + 2), 0.5)
-    ex = e_step(theta)
+    em = _EM(pooled, n_pairs, clicks, gamma, al, be)
+    theta = em.pack((clicks + 1) / (simp.views + 2), (simp.last_clicks + 1) / (clicks + 2), 0.5)
+    ex = em.e_step(theta)
     lls, lps = [ex["loglik"]], [ex["log_posterior"]]
     converged = False
     n_iter = e_steps = 0
     bar = progress(total=max_iter, desc=progress_desc, unit="iter") if progress_desc is not None else None
     try:
         while n_iter < max_iter:
-            new = m_step(theta, ex)
+            new = em.m_step(theta, ex)
             if accelerate:
-                # SQUAREM (Varadhan & Roland 2008, SqS3): two EM steps, an extrapolation along them, one EM
-                # step from there -- kept only if the extrapolated point beats the first EM step, so the
-                # sequence of accepted points never loses log-posterior.
-                ex1 = e_step(new)
-                second = m_step(new, ex1)
-                r = new - theta
-                v = second - new - r
-                nv = float(np.linalg.norm(v))
-                alpha = min(-float(np.linalg.norm(r)) / nv, -1.0) if nv > 0 else -1.0
-                point = theta - 2 * alpha * r + alpha ** 2 * v
-                np.clip(point, 0.0, 1.0, out=point)
-                exp_ = e_step(point)
-                new = m_step(point, exp_) if exp_["log_posterior"] >= ex1["log_posterior"] else second
-                steps = 3
+                new, steps = em.squarem(theta, ex, new), 3
             else:
                 steps = 1
-            theta, ex = new, e_step(new)
+            theta, ex = new, em.e_step(new)
             n_iter += 1
             e_steps += steps
             lls.append(ex["loglik"])
@@ -529,7 +547,7 @@ def fit_dbn(log: SessionLog, n_pairs: int, *, gamma: float | None = 0.9, prior: 
     finally:
         if bar is not None:
             bar.close()
-    a, s, g = unpack(theta)
+    a, s, g = em.unpack(theta)
     return DBNFit(a, s, a * s, impressions, _scatter(pooled, ex["examined"], n_pairs), simp.views, simp.reliable,
                   float(g), n_iter, e_steps, np.asarray(lls), np.asarray(lps), converged)
 

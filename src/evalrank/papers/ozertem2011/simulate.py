@@ -172,20 +172,12 @@ def _judged_probability(shown, fraction, odds):
     return expit(0.5 * (lo + hi) + np.log(odds) * shown)
 
 
-def simulate_world(labels, offsets, qids, scores: dict, agreement, params: WorldParams, seed: int,
-                   *, log_progress=None) -> World:
-    """Draw the world (module docstring) from the pool (labels, offsets, qids),
-    the rankers' pool scores ``scores[name]`` and the agreement matrix counts.
-
-    Raises ValueError when a configured ranker has no scores, when labels fall
-    outside the agreement matrix's grades, or when shapes disagree.
-    """
-    from evalrank.papers.ozertem2011.dbn import sample_sessions
-
-    say = log_progress or (lambda msg: None)
+def _checked(labels, offsets, scores: dict, agreement, params: WorldParams):
+    """:func:`simulate_world`'s inputs checked: (true grades, offsets, agreement counts, per-query
+    z-scores of every ranker the world needs)."""
     labels = np.asarray(labels)
     offsets = np.asarray(offsets, dtype=np.int64)
-    n_pairs, n_queries = labels.size, offsets.size - 1
+    n_pairs = labels.size
     if offsets[0] != 0 or offsets[-1] != n_pairs or np.any(np.diff(offsets) < 1):
         raise ValueError("offsets: must start at 0, end at len(labels) and give every query a document")
     C = np.asarray(agreement, dtype=np.float64)
@@ -203,12 +195,15 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     for name in needed:
         if np.asarray(scores[name]).shape != (n_pairs,):
             raise ValueError(f"scores[{name!r}]: expected {n_pairs} scores, got {np.asarray(scores[name]).shape}")
-    z = {name: per_query_zscores(scores[name], offsets) for name in needed}
-    qnames = np.asarray([str(q) for q in qids])
-    url = np.concatenate([[f"d{j}" for j in range(m)] for m in np.diff(offsets)]).astype(str)
-    qidx = segment_ids(offsets)
+    return grade, offsets, C, {name: per_query_zscores(scores[name], offsets) for name in needed}
 
-    # -- users: DBN parameters per pair, traffic, sessions on the old configurations
+
+def _users(grade, offsets, z, params: WorldParams, seed: int, say):
+    """Users: DBN parameters per pair, Zipf traffic and the sessions on the old configurations
+    (streams 'users', 'traffic', 'sessions') -> (attract, satisfy, impressions, log, shown_old)."""
+    from evalrank.papers.ozertem2011.dbn import sample_sessions
+
+    n_pairs, n_queries = grade.size, offsets.size - 1
     r = named_rng(seed, "clicks", "users")
     b0, b1, sa = params.attractiveness
     attract = expit(b0 + b1 * grade + sa * r.standard_normal(n_pairs))
@@ -233,8 +228,13 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     log = session_log(serps[used], serp_query[used], remap[row_serp], clicks).aggregate()
     shown_old = np.zeros(n_pairs, dtype=bool)
     shown_old[serps[used][serps[used] >= 0]] = True
+    return attract, satisfy, impressions, log, shown_old
 
-    # -- tests: novel configurations over affected queries
+
+def _tests(grade, offsets, z, params: WorldParams, seed: int):
+    """Tests: novel configurations over affected queries (stream 'tests') -> (row queries, novel
+    top-k, baseline top-k, row offsets, per-test table)."""
+    n_pairs, n_queries = grade.size, offsets.size - 1
     base_top_all = top_k(z[params.baseline], offsets, params.k)
     rt = named_rng(seed, "clicks", "tests")
     rows_q, rows_nov, rows_base, meta, row_offsets = [], [], [], [], [0]
@@ -260,10 +260,13 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
         row_offsets.append(row_offsets[-1] + chosen.size)
         meta.append({"test": t + 1, "alternative": alt, "blend": w, "noise": A, "affected_share": share,
                      "changed_queries": int(changed.size), "queries": int(chosen.size)})
-    novel_top, base_top = np.concatenate(rows_nov), np.concatenate(rows_base)
+    return (np.concatenate(rows_q).astype(np.int64), np.concatenate(rows_nov), np.concatenate(rows_base),
+            np.asarray(row_offsets, dtype=np.int64), pd.DataFrame(meta))
 
-    # -- editors
-    needed_pairs = np.unique(np.concatenate([novel_top[novel_top >= 0], base_top[base_top >= 0]]))
+
+def _editors(grade, C, needed_pairs, shown_old, params: WorldParams, seed: int):
+    """Editors (stream 'editors'): the pre-existing partial set and the full sets, each judgment a
+    draw from Table 1's row of the true grade -> DataFrame (pair, grade_index, set)."""
     R = agreement_pdfs(C)
     re = named_rng(seed, "clicks", "editors")
     cdf = np.cumsum(R, axis=1)
@@ -278,12 +281,30 @@ def simulate_world(labels, offsets, qids, scores: dict, agreement, params: World
     frames = [pd.DataFrame({"pair": pre, "grade_index": judge(pre, re), "set": "pre-existing"})]
     for s in range(1, params.full_sets + 1):
         frames.append(pd.DataFrame({"pair": needed_pairs, "grade_index": judge(needed_pairs, re), "set": f"full{s}"}))
-    j = pd.concat(frames, ignore_index=True)
+    return pd.concat(frames, ignore_index=True), pre.size
+
+
+def simulate_world(labels, offsets, qids, scores: dict, agreement, params: WorldParams, seed: int,
+                   *, log_progress=None) -> World:
+    """Draw the world (module docstring) from the pool (labels, offsets, qids),
+    the rankers' pool scores ``scores[name]`` and the agreement matrix counts.
+
+    Raises ValueError when a configured ranker has no scores, when labels fall
+    outside the agreement matrix's grades, or when shapes disagree.
+    """
+    say = log_progress or (lambda msg: None)
+    grade, offsets, C, z = _checked(labels, offsets, scores, agreement, params)
+    qnames = np.asarray([str(q) for q in qids])
+    url = np.concatenate([[f"d{j}" for j in range(m)] for m in np.diff(offsets)]).astype(str)
+    qidx = segment_ids(offsets)
+    attract, satisfy, impressions, log, shown_old = _users(grade, offsets, z, params, seed, say)
+    row_query, novel_top, base_top, row_offsets, tests = _tests(grade, offsets, z, params, seed)
+    needed_pairs = np.unique(np.concatenate([novel_top[novel_top >= 0], base_top[base_top >= 0]]))
+    j, n_pre = _editors(grade, C, needed_pairs, shown_old, params, seed)
     judgments = pd.DataFrame({"query": qnames[qidx[j["pair"]]], "url": url[j["pair"]],
                               "grade_index": j["grade_index"].to_numpy(), "set": j["set"].to_numpy()})
     say(f"{params.n_tests} tests, {novel_top.shape[0]} test queries, {needed_pairs.size} needed pairs, "
-        f"{pre.size} pre-existing judgments ({pre.size / needed_pairs.size:.1%})")
+        f"{n_pre} pre-existing judgments ({n_pre / needed_pairs.size:.1%})")
     return World(queries=qnames, offsets=offsets, pair_url=url, true_grade=grade, attract=attract, satisfy=satisfy,
-                 impressions=impressions, row_offsets=np.asarray(row_offsets, dtype=np.int64),
-                 row_query=np.concatenate(rows_q).astype(np.int64), novel_top=novel_top, base_top=base_top,
-                 tests=pd.DataFrame(meta), log=log, judgments=judgments)
+                 impressions=impressions, row_offsets=row_offsets, row_query=row_query, novel_top=novel_top,
+                 base_top=base_top, tests=tests, log=log, judgments=judgments)
