@@ -32,12 +32,18 @@ import numpy as np
 from evalrank import seeds
 from evalrank.active.estimate import default_max_draws, draws_from_cdf, query_cdf
 
-__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share"]
+__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
 
 #: (estimator, interval) pairs of the study; the first is the tool's default
 COMBOS = (("aipw", "cs"), ("eq6", "t"), ("aipw", "t"), ("eq6", "cs"))
 #: per (campaign, budget) arrays kept for each combination
 STATS = ("estimate", "low", "high", "miss_at", "miss_since")
+
+
+def in_campaign_study(experiment: str) -> bool:
+    """Whether the campaign study runs on ``experiment``: one ranker, the model pairs and the
+    index update, not the training-size series of Fig. 3 right."""
+    return not experiment.startswith("fig3_train_size_")
 
 
 def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: int) -> tuple[np.ndarray, np.ndarray]:
@@ -126,7 +132,6 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     m = L.size
     fbar = float(f.mean())
     reps = list(repetitions)
-    R, B = len(reps), budgets.size
     whole = budgets >= costs.sum()
     alpha = BOUNDARY_ALPHA_SHARE * (1.0 - level)
     out = {"max_weight": np.zeros(len(epsilons)), "offset_share": np.zeros(len(epsilons))}
@@ -134,20 +139,10 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         q = defensive(setup[f"q_{measure}_active"], float(eps))
         out["max_weight"][ei] = max_weight(q)
         out["offset_share"][ei] = offset_share(q, L, f)
-        seqs, counts = [], np.zeros((R, B), dtype=np.int64)
-        for i, r in enumerate(reps):
-            d, c = campaign_draws(q, costs, budgets, seeds.rng(seed, *stream, f"eps{ei}", int(r)),
-                                  max_draws=default_max_draws(m))
-            seqs.append(d)
-            counts[i] = c
-        T = max(1, max(s.size for s in seqs))
-        D = np.zeros((R, T), dtype=np.int64)
-        valid = np.zeros((R, T), dtype=bool)
-        for i, s in enumerate(seqs):
-            D[i, :s.size] = s
-            valid[i, :s.size] = True
+        D, valid, counts = _draw_matrix(q, costs, budgets, [seeds.rng(seed, *stream, f"eps{ei}", int(r)) for r in reps],
+                                        default_max_draws(m))
         out[f"draws_{ei}"] = counts
-        t = np.arange(1, T + 1, dtype=np.float64)
+        t = np.arange(1, D.shape[1] + 1, dtype=np.float64)
         with np.errstate(divide="ignore"):
             wq = np.where(q > 0, 1.0 / (m * q), 0.0)
         w, Ld, fd = wq[D], L[D], f[D]
@@ -175,21 +170,39 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
                 half = half_6
             else:
                 half = half_width(np.sqrt(var_term / t), t, level)
-            miss = (np.abs(est - truth) > half) & valid
-            at, since = _misses(miss, counts)
-            rows = np.arange(R)[:, None]
-            k = np.maximum(counts - 1, 0)
-            e = np.where(counts > 0, est[rows, k], np.nan)
-            h = np.where(counts > 0, half[rows, k], np.inf)
-            # whole-pool budgets: every query labelled, the estimate is the truth
-            e[:, whole] = truth
-            h[:, whole] = 0.0
-            at[:, whole] = False
-            since[:, whole] = False
-            key = f"{ei}_{est_name}_{interval}"
-            out[f"estimate_{key}"] = e
-            out[f"low_{key}"] = e - h
-            out[f"high_{key}"] = e + h
-            out[f"miss_at_{key}"] = at
-            out[f"miss_since_{key}"] = since
+            out.update(_at_budgets(est, half, truth, valid, counts, whole, f"{ei}_{est_name}_{interval}"))
     return out
+
+
+def _draw_matrix(q, costs, budgets, gens, max_draws: int):
+    """Every campaign's draws (one generator each, :func:`campaign_draws`) as a (campaigns, T)
+    matrix padded with 0, its validity mask and the draws made at each budget."""
+    seqs, counts = [], np.zeros((len(gens), budgets.size), dtype=np.int64)
+    for i, gen in enumerate(gens):
+        d, c = campaign_draws(q, costs, budgets, gen, max_draws=max_draws)
+        seqs.append(d)
+        counts[i] = c
+    T = max(1, max(s.size for s in seqs))
+    D = np.zeros((len(gens), T), dtype=np.int64)
+    valid = np.zeros((len(gens), T), dtype=bool)
+    for i, s in enumerate(seqs):
+        D[i, :s.size] = s
+        valid[i, :s.size] = True
+    return D, valid, counts
+
+
+def _at_budgets(est, half, truth, valid, counts, whole, key: str) -> dict:
+    """One combination's :data:`STATS` at each budget from its estimate and half width after every
+    draw; whole-pool budgets label every query (the estimate is the truth)."""
+    miss = (np.abs(est - truth) > half) & valid
+    at, since = _misses(miss, counts)
+    rows = np.arange(counts.shape[0])[:, None]
+    k = np.maximum(counts - 1, 0)
+    e = np.where(counts > 0, est[rows, k], np.nan)
+    h = np.where(counts > 0, half[rows, k], np.inf)
+    e[:, whole] = truth
+    h[:, whole] = 0.0
+    at[:, whole] = False
+    since[:, whole] = False
+    return {f"estimate_{key}": e, f"low_{key}": e - h, f"high_{key}": e + h, f"miss_at_{key}": at,
+            f"miss_since_{key}": since}

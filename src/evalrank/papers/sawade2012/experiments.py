@@ -33,7 +33,7 @@ from evalrank.metrics.ranking import positions, rank_order
 from evalrank.papers.sawade2012.printed import SAVINGS, saving_label
 
 __all__ = ["Experiment", "experiments", "true_losses", "drop_documents", "dcg_document_residuals",
-           "setup_experiment", "errors", "savings_row", "PAPER_SAVINGS"]
+           "setup_experiment", "setup_file", "find_experiment", "errors", "savings_row", "PAPER_SAVINGS"]
 
 #: Savings reported by Sawade et al. (Sec. 5) at the reference budget, as savings.csv prints them.
 PAPER_SAVINGS = {name: saving_label(lo, hi) for name, (lo, hi) in SAVINGS.items()}
@@ -190,6 +190,52 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
         for method, q in qs.items():
             out[f"q_{m}_{method}"] = q
     return out
+
+
+def find_experiment(name: str, models, *, drop: float, base_pairs, base_model=None, sizes=()) -> Experiment:
+    """The experiment ``name`` of :func:`experiments` (ValueError naming the choices otherwise)."""
+    exps = {e.name: e for e in experiments(models, drop=drop, base_pairs=base_pairs, sizes=sizes or (),
+                                           base_model=base_model)}
+    if name not in exps:
+        raise ValueError(f"experiment must be one of {sorted(exps)}, got {name!r}")
+    return exps[name]
+
+
+def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, sizes, predictions: dict, pool,
+               cost_feature, measures, max_grade: int, seed: int, fold: int, output, log=None) -> None:
+    """q* of every method, the costs and the truth of the experiment named ``experiment``
+    (:func:`find_experiment` with ``models``, ``drop``, ``base_pairs``, ``base_model``, ``sizes``)
+    and one fold (:func:`setup_experiment`; Sec. 5) from the pool predictions (``predictions``: name -> .npz)
+    and the pool partitions (``pool``: .npz paths in prediction order) -> ``output`` (setup.npz).
+    ``cost_feature``: 1-based feature id of the document length (None: every query costs one unit).
+    Timings go to ``log`` only, so the file is byte-identical across runs."""
+    import json
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+
+    exp = find_experiment(experiment, models, drop=drop, base_pairs=base_pairs, base_model=base_model, sizes=sizes)
+    preds = {name: io.load_arrays(path) for name, path in predictions.items()}
+    missing = [m for m in exp.models if m not in preds]
+    if missing:
+        raise ValueError(f"experiment {exp.name} needs predictions of {missing}")
+    pool = Collection.concat([Collection.load(p) for p in pool])
+    if not np.array_equal(pool.qids, preds[exp.a]["qids"]):
+        raise ValueError("--pool partitions do not match the predictions' queries (order or content)")
+    if cost_feature is None:
+        lengths = None  # every query costs one unit
+    elif not 1 <= cost_feature <= pool.n_features:
+        raise ValueError(f"--cost-feature {cost_feature} is outside the pool's features 1..{pool.n_features}")
+    else:
+        lengths = pool.features[:, cost_feature - 1].astype(np.float64)
+    out = setup_experiment(exp, preds, lengths, measures, seed=seed, fold=fold, max_grade=max_grade)
+    meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": fold,
+            "measures": list(measures), "train_pairs": exp.train_pairs}
+    secs = {k[len("seconds_"):]: round(float(out.pop(k)), 3) for k in [k for k in out if k.startswith("seconds_")]}
+    io.save_arrays(output, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
+    if log is not None:
+        log(f"{exp.name} fold {fold}: q* computed ({secs}); truth " +
+            ", ".join(f"{m}={float(out[f'truth_{m}']):.6g}" for m in measures))
 
 
 def errors(estimates, truth: float, metric: str) -> np.ndarray:

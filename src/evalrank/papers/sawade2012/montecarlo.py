@@ -32,7 +32,7 @@ import numpy as np
 from evalrank import seeds
 from evalrank.active.estimate import check_max_draws, check_sampling, draws_from_cdf, query_cdf
 
-__all__ = ["simulate", "standard_errors", "SUMS", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
+__all__ = ["simulate", "shard_file", "standard_errors", "SUMS", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
            "STOP_CAPPED", "STOP_WHOLE_POOL"]
 
 #: The running sums kept per (repetition, budget), for the standard error of eq. 6.
@@ -143,6 +143,20 @@ def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
     return range(lo, hi)
 
 
+def _checked(q, costs, values, budgets):
+    """:func:`simulate`'s inputs checked: (q, costs, values, budgets) as float arrays."""
+    budgets = np.asarray(budgets, dtype=np.float64)
+    if budgets.ndim != 1 or budgets.size == 0 or np.any(np.diff(budgets) <= 0):
+        raise ValueError("budgets must be a non-empty, strictly increasing 1-d array")
+    q, costs = check_sampling(q, costs, budgets)
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != q.shape:
+        raise ValueError(f"values must have shape {q.shape} (one per pool query), got {values.shape}")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("values must be finite")
+    return q, costs, values, budgets
+
+
 def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions, max_draws: int | None = None) -> dict:
     """Run Algorithm 1 (deterministic labelling) for every repetition and budget.
 
@@ -165,15 +179,7 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
     for a whole-pool run every query once with ``w = 1``), from which
     :func:`standard_errors` gives eq. 6's standard error; and ``repetition`` (n_repetitions,).
     """
-    budgets = np.asarray(budgets, dtype=np.float64)
-    if budgets.ndim != 1 or budgets.size == 0 or np.any(np.diff(budgets) <= 0):
-        raise ValueError("budgets must be a non-empty, strictly increasing 1-d array")
-    q, costs = check_sampling(q, costs, budgets)
-    values = np.asarray(values, dtype=np.float64)
-    if values.shape != q.shape:
-        raise ValueError(f"values must have shape {q.shape} (one per pool query), got {values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError("values must be finite")
+    q, costs, values, budgets = _checked(q, costs, values, budgets)
     cap = check_max_draws(max_draws, q.size)
     reps = np.asarray(list(repetitions), dtype=np.int64)
     m = q.size
@@ -246,3 +252,66 @@ def standard_errors(sim: dict, q, *, level: float = 0.95) -> tuple[np.ndarray, n
     se = np.where(exact, 0.0, np.where(none, np.nan, se))
     half = np.where(exact, 0.0, np.where(none, np.nan, half))
     return se, half
+
+
+def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, seed: int, campaign_repetitions: int,
+               campaign_budgets, epsilons, tune_budget: float, level: float, output, log=None) -> None:
+    """One shard of the Monte Carlo of Algorithm 1 (Sec. 5; :func:`simulate` of every measure and
+    method of :data:`evalrank.active.sampling.METHODS`, with eq. 6's standard error of every run)
+    on the experiment of ``setup`` (setup.npz), and of the labelling tool's campaign study
+    (:func:`evalrank.papers.sawade2012.campaignstudy.simulate_campaigns`; none when
+    ``campaign_repetitions`` is 0) -> ``output`` (shard<k>.npz). Repetition ``r`` draws from
+    ``seeds.rng(seed, "active-mc", experiment, fold, measure, method, r)``, so shards merge to the
+    same arrays for any shard count."""
+    import json
+    import time
+
+    from evalrank import io
+    from evalrank.active.sampling import METHODS
+    from evalrank.progress import progress
+
+    say = log or (lambda message: None)
+    setup = io.load_arrays(setup)
+    meta = json.loads(str(setup["meta"]))
+    reps = shard_range(repetitions, shard, shards)
+    out = {"repetition": np.asarray(reps, dtype=np.int64), "budgets": np.asarray(budgets, dtype=np.float64),
+           "meta": setup["meta"], "n_repetitions": np.int64(repetitions)}
+    t0 = time.perf_counter()
+    jobs = [(m, method) for m in meta["measures"] for method in METHODS]
+    for m, method in progress(jobs, desc=f"{meta['experiment']} fold {meta['fold']} shard {shard}", unit="curve"):
+        sim = simulate(setup[f"q_{m}_{method}"], setup["costs"], setup[f"values_{m}"], budgets, seed=seed,
+                       stream=("active-mc", meta["experiment"], meta["fold"], m, method), repetitions=reps)
+        for k in ("estimate", "n", "spent", "stop"):
+            out[f"{k}_{m}_{method}"] = sim[k]
+        out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
+    out.update(_campaigns(setup, meta, campaign_repetitions, shard, shards, campaign_budgets, epsilons, seed,
+                          tune_budget, level))
+    io.save_arrays(output, **out)
+    say(f"{len(reps) * len(jobs)} runs x {len(budgets)} budgets in {time.perf_counter() - t0:.1f}s")
+    pool_cost = float(setup["costs"].sum())
+    whole = [b for b in budgets if b >= pool_cost]
+    if whole:
+        say(f"budget(s) {', '.join(f'{b:g}' for b in whole)} cover the whole pool (cost {pool_cost:.6g}): "
+            "every query is labelled there, the estimate is the truth (error 0)")
+    capped = sum(int((out[f"stop_{m}_{method}"] == STOP_CAPPED).sum()) for m, method in jobs)
+    if capped:
+        say(f"{capped} (run, budget) pairs stopped at the draw cap (evalrank.active.estimate.default_max_draws)")
+
+
+def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilons, seed, tune_budget, level) -> dict:
+    """:func:`shard_file`'s arrays of the campaign study (empty when it does not run on the experiment)."""
+    from evalrank.papers.sawade2012.campaignstudy import in_campaign_study, simulate_campaigns
+    from evalrank.progress import progress
+
+    if not (campaign_repetitions and in_campaign_study(meta["experiment"])):
+        return {}
+    creps = shard_range(campaign_repetitions, shard, shards)
+    out = {"campaign_repetition": np.asarray(creps, dtype=np.int64),
+           "campaign_budgets": np.asarray(budgets, dtype=np.float64),
+           "epsilons": np.asarray(epsilons, dtype=np.float64), "n_campaigns": np.int64(campaign_repetitions)}
+    for m in progress(meta["measures"], desc=f"{meta['experiment']} campaigns", unit="measure"):
+        sim = simulate_campaigns(setup, m, epsilons=epsilons, budgets=budgets, repetitions=creps, seed=seed,
+                                 stream=("active-campaign", meta["experiment"], meta["fold"], m),
+                                 tune_budget=tune_budget, level=level)
+        out.update({f"camp_{m}_{k}": v for k, v in sim.items()})
+    return out

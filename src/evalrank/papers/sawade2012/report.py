@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +17,8 @@ from evalrank.papers.sawade2012.montecarlo import STOP_CAPPED, STOP_EXHAUSTED, S
 from evalrank.papers.sawade2012.printed import TRAIN_SIZE_SAVING, saving_label
 from evalrank.active.sampling import METHODS
 
-__all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width", "campaign_table"]
+__all__ = ["summarize", "savings_table", "coverage_table", "label_model_table", "half_width", "campaign_table",
+           "summary_files"]
 
 SAVINGS_COLUMNS = ["experiment", "measure", "reference_budget", "passive_error", "active_budget_needed",
                    "saving", "paper_saving"]
@@ -340,6 +342,49 @@ def campaign_table(setup_paths, shard_paths):
     from evalrank.papers.sawade2012.campaignstudy import COMBOS
 
     setups, order = _setups(setup_paths)
+    acc, budgets, epsilons, weights, offsets = _campaign_parts(setups, shard_paths)
+    if budgets is None:
+        return pd.DataFrame(columns=CAMPAIGN_COLUMNS)
+    rows = []
+    for exp in order:
+        meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
+        for m in meta0["measures"]:
+            if (exp, m, 0, *COMBOS[0]) not in acc:
+                continue
+            cells = {}
+            for ei in range(len(epsilons)):
+                for est, interval in COMBOS:
+                    cells[(ei, est, interval)] = _campaign_cell(acc[(exp, m, ei, est, interval)])
+            zero = [i for i, e in enumerate(epsilons.tolist()) if e == 0.0]
+            today = cells[(zero[0], "eq6", "t")] if zero else None
+            for (ei, est, interval), c in cells.items():
+                same = cells[(ei, "eq6", interval)]
+                for j, b in enumerate(budgets.tolist()):
+                    def ratio(a, ref):
+                        return float(a[j] / ref[j]) if ref is not None and ref[j] > 0 else float("nan")
+                    rows.append({
+                        "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
+                        "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
+                        "offset_share": float(np.mean(offsets[(exp, m, ei)])),
+                        "estimator": est, "interval": interval,
+                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == COMBOS[0]),
+                        "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
+                        "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
+                        "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
+                        "rmse": float(c["rmse"][j]), "rmse_vs_eq6": ratio(c["rmse"], same["rmse"]),
+                        "rmse_vs_today": ratio(c["rmse"], today["rmse"] if today else None),
+                        "bias": float(c["bias"][j]), "mean_draws": float(c["mean_draws"][j]),
+                    })
+    return pd.DataFrame(rows, columns=CAMPAIGN_COLUMNS)
+
+
+def _campaign_parts(setups, shard_paths):
+    """The campaign arrays of every shard, gathered per (experiment, measure, epsilon index,
+    estimator, interval) as (error, width, miss_at, miss_since, draws) parts; the budgets and
+    epsilons; max_weight and offset_share per (experiment, measure, epsilon index). Checks that
+    each experiment and fold's shards cover every campaign once. Budgets None: no campaigns."""
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS
+
     acc = defaultdict(list)
     budgets = epsilons = None
     covered = defaultdict(list)
@@ -367,44 +412,81 @@ def campaign_table(setup_paths, shard_paths):
         reps = np.sort(np.concatenate([r for r, _ in parts]))
         if not np.array_equal(reps, np.arange(parts[0][1])):
             raise ValueError(f"campaign shards of experiment {key[0]} fold {key[1]} do not cover every campaign once")
-    if budgets is None:
-        return pd.DataFrame(columns=CAMPAIGN_COLUMNS)
-    rows = []
-    for exp in order:
-        meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
-        for m in meta0["measures"]:
-            if (exp, m, 0, *COMBOS[0]) not in acc:
-                continue
-            cells = {}
-            for ei in range(len(epsilons)):
-                for est, interval in COMBOS:
-                    err, width, at, since, draws = (np.concatenate(x) for x in zip(*acc[(exp, m, ei, est, interval)]))
-                    # simultaneous from budget j: no miss at j's look nor at any look after it
-                    later = np.logical_or.accumulate(since[:, ::-1], axis=1)[:, ::-1]
-                    later = np.concatenate([later[:, 1:], np.zeros((later.shape[0], 1), dtype=bool)], axis=1)
-                    cells[(ei, est, interval)] = {
-                        "coverage": 1.0 - at.mean(axis=0), "simultaneous": 1.0 - (at | later).mean(axis=0),
-                        "mean_width": np.where(np.isfinite(width), width, np.nan).mean(axis=0),
-                        "rmse": np.sqrt(np.nanmean(err ** 2, axis=0)), "bias": np.nanmean(err, axis=0),
-                        "mean_draws": draws.mean(axis=0), "campaigns": err.shape[0]}
-            zero = [i for i, e in enumerate(epsilons.tolist()) if e == 0.0]
-            today = cells[(zero[0], "eq6", "t")] if zero else None
-            for (ei, est, interval), c in cells.items():
-                same = cells[(ei, "eq6", interval)]
-                for j, b in enumerate(budgets.tolist()):
-                    def ratio(a, ref):
-                        return float(a[j] / ref[j]) if ref is not None and ref[j] > 0 else float("nan")
-                    rows.append({
-                        "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
-                        "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
-                        "offset_share": float(np.mean(offsets[(exp, m, ei)])),
-                        "estimator": est, "interval": interval,
-                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == COMBOS[0]),
-                        "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
-                        "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
-                        "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
-                        "rmse": float(c["rmse"][j]), "rmse_vs_eq6": ratio(c["rmse"], same["rmse"]),
-                        "rmse_vs_today": ratio(c["rmse"], today["rmse"] if today else None),
-                        "bias": float(c["bias"][j]), "mean_draws": float(c["mean_draws"][j]),
-                    })
-    return pd.DataFrame(rows, columns=CAMPAIGN_COLUMNS)
+    return acc, budgets, epsilons, weights, offsets
+
+
+def _campaign_cell(parts) -> dict:
+    """Per budget, one combination's coverage, simultaneous coverage, mean width, RMSE, bias and
+    mean draws over the campaigns of ``parts`` (:func:`_campaign_parts`)."""
+    err, width, at, since, draws = (np.concatenate(x) for x in zip(*parts))
+    # simultaneous from budget j: no miss at j's look nor at any look after it
+    later = np.logical_or.accumulate(since[:, ::-1], axis=1)[:, ::-1]
+    later = np.concatenate([later[:, 1:], np.zeros((later.shape[0], 1), dtype=bool)], axis=1)
+    return {"coverage": 1.0 - at.mean(axis=0), "simultaneous": 1.0 - (at | later).mean(axis=0),
+            "mean_width": np.where(np.isfinite(width), width, np.nan).mean(axis=0),
+            "rmse": np.sqrt(np.nanmean(err ** 2, axis=0)), "bias": np.nanmean(err, axis=0),
+            "mean_draws": draws.mean(axis=0), "campaigns": err.shape[0]}
+
+
+
+def _error_figures(curves, costs, out: Path, train_size_budget: float) -> None:
+    """Figs. 1-3 (and Fig. 3 right, the training-size series) of every measure."""
+    from evalrank.papers.sawade2012.plots import plot_error_curves, plot_train_size
+
+    exps = list(dict.fromkeys(curves["experiment"]))
+    sizes = [e for e in exps if e.startswith("fig3_train_size_")]
+    for m in sorted(set(curves["measure"])):
+        fig1 = [e for e in exps if e.startswith("fig1_")]
+        if fig1:
+            plot_error_curves(curves, fig1, m, out / f"fig1_{m}.png", costs=costs,
+                              suptitle=f"Fig. 1: estimating {m.upper()}")
+        fig2 = [e for e in exps if e.startswith("fig2_")]
+        if fig2:
+            plot_error_curves(curves, fig2, m, out / f"fig2_{m}.png", suptitle=f"Fig. 2: model selection by {m.upper()}")
+        fig3 = [e for e in exps if e == "fig3_index_update"] + sizes[-1:]
+        if fig3:
+            plot_error_curves(curves, fig3, m, out / f"fig3_{m}.png", suptitle=f"Fig. 3: estimating a {m.upper()} difference")
+        if sizes:
+            plot_train_size(curves, m, train_size_budget, out / f"fig3_train_size_{m}.png",
+                            title=f"Fig. 3 right: {m.upper()} difference at Λ = {train_size_budget:g}")
+
+
+def summary_files(*, setups, shards, reference_budget: float, train_size_budget: float, level: float, out_dir,
+                  log=None) -> None:
+    """Merge the Monte Carlo shards of every experiment and fold (Sec. 5) -> in ``out_dir``:
+    ``curves.csv`` (:func:`summarize`), ``savings.csv`` (:func:`savings_table`, the savings Sec. 5
+    reports), Figs. 1-3 and the costs figure, ``coverage.csv`` (:func:`coverage_table`),
+    ``campaign_coverage.csv`` (:func:`campaign_table`) with ``coverage.png``, and
+    ``label_model_check.csv`` (:func:`label_model_table`)."""
+    from evalrank.papers.sawade2012.plots import plot_campaign_coverage, plot_costs, plot_coverage
+
+    say = log or (lambda message: None)
+    out = Path(out_dir)
+    curves, costs = summarize(setups, shards)
+    io.write_table(curves, out / "curves.csv")
+    sav = savings_table(curves, reference_budget=reference_budget, train_size_budget=train_size_budget)
+    io.write_table(sav, out / "savings.csv")
+    _error_figures(curves, costs, out, train_size_budget)
+    plot_costs(costs, out / "costs.png")
+    say("savings:\n" + sav.to_string(index=False))
+    cov = coverage_table(setups, shards, level=level)
+    io.write_table(cov, out / "coverage.csv")
+    # the figure: one ranker and two differences (a model pair of Sec. 5.2, the index update)
+    exps = list(dict.fromkeys(curves["experiment"]))
+    shown = [next((e for e in exps if e.startswith(p)), None) for p in ("fig1_", "fig2_", "fig3_index_update")]
+    shown = [e for e in shown if e is not None] or exps[:3]
+    main = cov[cov["method"].isin(["passive", "active"]) & (cov["campaigns"] > 0)]
+    outside = main[(main["coverage"] < level - 0.02) | (main["coverage"] > level + 0.02)]
+    say(f"coverage of the nominal {level:.0%} interval, passive and active: {main['coverage'].min():.4f} .. "
+        f"{main['coverage'].max():.4f} over {len(main)} cells; {len(outside)} outside {level - 0.02:.0%}.."
+        f"{level + 0.02:.0%}" + ((":\n" + outside.to_string(index=False)) if len(outside) else ""))
+    camp = campaign_table(setups, shards)
+    io.write_table(camp, out / "campaign_coverage.csv")
+    if len(camp):
+        plot_campaign_coverage(camp, [e for e in shown if (camp["experiment"] == e).any()], out / "coverage.png",
+                               level=level)
+    else:
+        plot_coverage(cov, shown, out / "coverage.png")
+    lm = label_model_table(setups)
+    io.write_table(lm, out / "label_model_check.csv")
+    say("label-model check:\n" + lm.to_string(index=False))
