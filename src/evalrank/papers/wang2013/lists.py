@@ -17,7 +17,7 @@ import pandas as pd
 from evalrank.metrics.ndcg import ndcg
 from evalrank.papers.wang2013.experiments import theory_measure
 
-__all__ = ["prefix_ndcg", "longest_queries"]
+__all__ = ["prefix_ndcg", "longest_queries", "lists_files"]
 
 
 def longest_queries(offsets, n_queries: int) -> np.ndarray:
@@ -56,3 +56,52 @@ def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
                 rows.append({"ranker": name, "n": n, "measure": str(m), "queries": Q, "mean": float(v.mean()),
                              "se": float(v.std(ddof=1) / np.sqrt(Q)) if Q > 1 else np.nan})
     return pd.DataFrame(rows)
+
+
+def _long_lists(source, *, queries, docs_per_query, n_features, seed, stream_partition, partition):
+    """Sec. 4's long lists: the generator's (``source`` 'synthetic': ``queries`` lists of
+    ``docs_per_query`` documents, in generation order) or the longest queries of a parsed
+    partition ('dataset') -> (collection, description)."""
+    from evalrank.data.collection import Collection
+    from evalrank.data.synthetic import generate
+
+    if source == "synthetic":
+        c = generate(queries, seed=seed, partition=stream_partition, n_features=n_features,
+                     mean_docs=docs_per_query, sigma_docs=0.0, p_small=0.0, max_docs=docs_per_query)
+        return c, f"{queries} generated queries of {docs_per_query} documents"
+    if not partition:
+        raise ValueError("--partition: needed with --source dataset")
+    full = Collection.load(partition)
+    c = full.select_queries(longest_queries(full.offsets, queries))
+    return c, f"the {queries} longest queries of {partition} ({int(np.diff(c.offsets).min())} documents or more)"
+
+
+def lists_files(*, models: dict, source: str, partition, queries: int, docs_per_query: int, n_features: int,
+                stream_partition: int, sizes, measures, seed: int, out_dir, log=None) -> None:
+    """Sec. 4 on our data (Figs. 1-4): NDCG of the first n documents of long lists
+    (:func:`prefix_ndcg`) for the trained rankers (``models``: name -> model file, loaded before
+    the lists are built) and a random scorer (stream ``theory/lists/random``) -> ``lists.csv`` and
+    ``lists_fig<i>.png`` in ``out_dir``. Sizes above the shortest list are dropped (logged)."""
+    from pathlib import Path
+
+    from evalrank import io, seeds
+    from evalrank.models.zoo import load_model
+    from evalrank.papers.wang2013 import plots
+
+    say = log or (lambda message: None)
+    rankers = [(name, load_model(path)) for name, path in models.items()]
+    c, what = _long_lists(source, queries=queries, docs_per_query=docs_per_query, n_features=n_features, seed=seed,
+                          stream_partition=stream_partition, partition=partition)
+    scores = {name: model.score(c.features) for name, model in rankers}
+    scores["random"] = seeds.rng(seed, "theory", "lists", "random").random(c.n_docs)
+    shortest = int(np.diff(c.offsets).min())
+    kept = [n for n in sizes if n <= shortest]
+    if len(kept) < len(sizes):
+        say(f"sizes above the shortest query ({shortest}) dropped: {[n for n in sizes if n > shortest]}")
+    table = prefix_ndcg(scores, c.labels, c.offsets, kept, measures)
+    out = Path(out_dir)
+    io.write_table(table, out / "lists.csv", float_format="%.6f")
+    for i, m in enumerate(table["measure"].unique(), start=1):
+        plots.plot_lists(table[table.measure == m], out / f"lists_fig{i}.png", inset=(i == 1),
+                         title=f"Fig. {i} analogue: {m}, the first n documents of {c.n_queries} queries")
+    say(f"{what}: {len(kept)} sizes x {len(scores)} rankers x {len(measures)} measures")

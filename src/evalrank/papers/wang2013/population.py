@@ -37,7 +37,7 @@ from scipy.special import expit
 
 from evalrank.metrics.dcg import gain_values
 
-__all__ = ["LogisticPopulation", "EmpiricalPopulation", "Scorer"]
+__all__ = ["LogisticPopulation", "EmpiricalPopulation", "Scorer", "population_from", "scorers_from"]
 
 
 def _softplus(x):
@@ -201,3 +201,16 @@ class EmpiricalPopulation:
         """``n`` pool documents drawn with replacement: ``(scores (1, n), grades (n,))``."""
         idx = rng.integers(0, self.scores.size, n)
         return self.scores[idx][None, :], self.grades[idx]
+
+
+def population_from(params: dict) -> LogisticPopulation:
+    """The logistic population (Sec. 3's setting) of the config's theory section ``params``."""
+    pop = params.get("population", {})
+    return LogisticPopulation(pop.get("slope", 5.0), pop.get("thresholds", [0.3, 0.6, 0.85]), pop.get("gain", "exp"))
+
+
+def scorers_from(params: dict):
+    """(names, Scorer list) of the config's theory section ``params``, in the config's order."""
+    items = list(params["scorers"].items())
+    return [n for n, _ in items], [Scorer(float(s["weight"]), bool(s.get("reverse", False)), int(s.get("noise", 0)))
+                                   for _, s in items]
