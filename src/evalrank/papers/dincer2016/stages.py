@@ -14,7 +14,7 @@ from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
 
-__all__ = ["TITLE", "add_stage_parsers", "write_table6", "table6_text", "table6_args"]
+__all__ = ["TITLE", "add_stage_parsers", "table6_args"]
 
 TITLE = "risk (workflow/rules/dincer2016.smk)"
 
@@ -44,86 +44,26 @@ def cmd_risk_example(a):
 
 
 def cmd_risk_population(a):
-    import numpy as np
-    import pandas as pd
+    from evalrank.papers.dincer2016.systems import population_files
 
-    from evalrank import io
-    from evalrank.data.collection import Collection
-    from evalrank.models.zoo import load_model
-    from evalrank.papers.dincer2016 import population, systems
-
-    train, test = Collection.load(a.train), Collection.load(a.test)
-    scores = systems.single_feature_scores(test, a.features)
-    kinds = dict.fromkeys(scores, "feature")
-    specs = systems.variant_specs(a.objectives, a.seeds, a.train_fractions, a.feature_shares)
-    var, meta = systems.lightgbm_variants(train, test, specs, seed=a.seed, params=json.loads(a.lgb_params),
-                                          n_jobs=a.threads, log=_log)
-    scores.update(var)
-    kinds.update(dict.fromkeys(var, "lightgbm"))
-    for path in a.models or []:
-        name = Path(path).stem
-        scores[name] = load_model(path).score(test.features)
-        kinds[name] = "pipeline model"
-    names = list(scores)
-    X = np.vstack([population.per_query(scores[n], test.labels, test.offsets, a.measure, max_grade=a.max_grade)
-                   for n in names])
-    keep = X.sum(axis=0) > 0
-    _log(f"{len(names)} systems x {test.n_queries} test queries; {int((~keep).sum())} quer(ies) where every "
-         f"system scores 0 on {a.measure} (no relevant document) dropped")
-    io.save_arrays(a.output, names=np.array(names), kinds=np.array([kinds[n] for n in names]),
-                   topics=test.qids[keep], X=X[:, keep])
-    table = pd.DataFrame({"system": names, "kind": [kinds[n] for n in names], a.measure: X[:, keep].mean(axis=1)})
-    meta = pd.DataFrame(meta).rename(columns={"name": "system"}).drop(columns="fit_seconds")  # timings: log only
-    io.write_table(table.merge(meta, on="system", how="left"), a.table)
-
-
-def write_table6(names, X, a, out: Path, title: str, kinds=None):
-    from evalrank import io
-    from evalrank.papers.dincer2016.plots import plot_georisk
-    from evalrank.papers.dincer2016 import population
-
-    t6 = population.table6(names, X, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
-                           zero_totals=a.zero_totals)
-    obs = population.observations(t6, measure=a.measure, alphas=a.alphas)
-    curves = population.georisk_curves(names, X, t6["system"].tolist(), range(0, int(max(a.alphas)) + 1),
-                                       zero_totals=a.zero_totals)
-    io.write_table(t6, out / "table6.csv", float_format="%.4f")
-    io.write_table(obs, out / "observations.csv", float_format="%.4f")
-    io.write_table(curves, out / "georisk_curves.csv", float_format="%.6f")
-    key = None
-    if kinds is not None:  # the population's names (systems.py); a TREC run's name is its file's
-        from evalrank.papers.dincer2016.systems import name_key
-
-        kind = dict(zip(names, kinds))
-        key = name_key(t6["system"].tolist(), [kind[s] for s in t6["system"]], baseline=a.baseline)
-    plot_georisk(curves, out / "fig3.png", title=title, baseline=a.baseline, relative=True, key=key)
-    return t6, obs
-
-
-def table6_text(t6, measure, alphas):
-    cols = ["system", measure] + [f"{m}_a{al:g}" for al in alphas for m in ("urisk", "trisk", "zrisk", "georisk")]
-    return t6[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}")
+    population_files(train=a.train, test=a.test, features=a.features, objectives=a.objectives, n_seeds=a.seeds,
+                     train_fractions=a.train_fractions, feature_shares=a.feature_shares,
+                     lgb_params=json.loads(a.lgb_params), models=a.models, measure=a.measure, max_grade=a.max_grade,
+                     seed=a.seed, threads=a.threads, output=a.output, table=a.table, log=_log)
 
 
 def cmd_risk_table6(a):
-    from evalrank import io
+    from evalrank.papers.dincer2016.tables import table6_files
 
-    d = io.load_arrays(a.population)
-    names = [str(n) for n in d["names"]]
-    t6, obs = write_table6(names, d["X"], a, Path(a.out_dir),
-                           f"Fig. 3: GeoRisk, top {a.top} of {len(names)} systems",
-                           kinds=[str(k) for k in d["kinds"]] if "kinds" in d else None)  # none: from 'risk --out-dir'
-    _log("Table 6:\n" + table6_text(t6, a.measure, a.alphas))
-    _log("observations:\n" + obs.to_string(index=False))
+    table6_files(a.population, out_dir=a.out_dir, baseline=a.baseline, alphas=a.alphas, top=a.top, measure=a.measure,
+                 zero_totals=a.zero_totals, log=_log)
 
 
 def _risk_protocol(a):
     """The pooled partitions and Sec. 6.1's query split, the same in every risk-learning job."""
-    from evalrank.data.collection import Collection
-    from evalrank.papers.dincer2016.learning import split_queries
+    from evalrank.papers.dincer2016.tables import risk_protocol
 
-    pool = Collection.concat(Collection.load(p) for p in a.partitions)
-    return pool, split_queries(pool.n_queries, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
+    return risk_protocol(a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed)
 
 
 def cmd_risk_baseline(a):
@@ -165,42 +105,11 @@ def cmd_risk_learn(a):
 
 
 def cmd_risk_table7(a):
-    import numpy as np
-    import pandas as pd
+    from evalrank.papers.dincer2016.tables import table7_files
 
-    from evalrank import io
-    from evalrank.models import RankingModel
-    from evalrank.models.zoo import load_model
-    from evalrank.papers.dincer2016.learning import fold_collections, table7
-
-    pool, split = _risk_protocol(a)
-    metric = RankingModel(convention=a.convention).metric
-    baselines = {f"baseline_{Path(p).stem}": load_model(p) for p in a.baselines}  # apart from the learners' names
-    frames = []
-    for fold in a.folds:
-        _, _, test = fold_collections(pool, split, fold)
-        cols = {"fold": fold, "qid": test.qids,
-                "bm25": metric(test.features[:, a.baseline_feature - 1].astype(np.float64), test.labels,
-                               test.offsets, k=10)}
-        for name, model in baselines.items():
-            cols[name] = metric(model.score(test.features), test.labels, test.offsets, k=10)
-        for path in a.runs:
-            p = Path(path)
-            if p.stem != f"fold{fold}":
-                continue
-            run = io.load_arrays(p)
-            if not np.array_equal(run["qids"], test.qids):
-                raise ValueError(f"{p}: its test queries are not fold {fold}'s (was the split changed?)")
-            cols[p.parent.name] = run["ndcg10"]
-        frames.append(pd.DataFrame(cols))
-    pq = pd.concat(frames, ignore_index=True)
-    io.write_table(pq, Path(a.out_dir) / "per_query_ndcg10.csv")
-    learners = [c for c in dict.fromkeys(Path(p).parent.name for p in a.runs)]
-    t7 = table7(pq, learners=learners, baselines=list(baselines), loss_threshold=a.loss_threshold)
-    io.write_table(t7, Path(a.out_dir) / "table7.csv", float_format="%.4f")
-    show = ["half", "learner", "mean", "reward", "risk", "reward_risk", "wins", "losses", "win_loss", "big_losses",
-            "p_vs_reference"]
-    _log(f"Table 7 ({len(pq)} test queries):\n" + t7[show].to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    table7_files(partitions=a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed, convention=a.convention,
+                 folds=a.folds, baselines=a.baselines, baseline_feature=a.baseline_feature, runs=a.runs,
+                 loss_threshold=a.loss_threshold, out_dir=a.out_dir, log=_log)
 
 
 def table6_args(s, defaults: bool) -> None:
@@ -222,7 +131,18 @@ def table6_args(s, defaults: bool) -> None:
     s.add_argument("--top", type=int, **kw, help="systems shown: the best by mean (+ the baseline)" + key)
 
 
-def add_stage_parsers(sub) -> None:
+def _protocol_args(s) -> None:
+    """Sec. 6.1's protocol options, shared by risk-baseline, risk-learn and risk-table7."""
+    s.add_argument("--partitions", nargs="+", required=True, help="all query partitions (.npz), pooled")
+    s.add_argument("--holdout", type=float, required=True,
+                   help="share of the queries that pre-trains the learned baselines (risk.learning.holdout)")
+    s.add_argument("--n-folds", type=int, required=True, help="parts of the other queries (risk.learning.n_folds)")
+    s.add_argument("--seed", type=int, required=True, help="the config's seed")
+    s.add_argument("--convention", required=True,
+                   help="NDCG preset for training and Table 7 (risk.learning.convention)")
+
+
+def _risk_example_parser(sub) -> None:
     s = add_command(sub, "risk-example", cmd_risk_example,
                     "Dinçer et al. 2016 Tables 4-5 and Figs. 1-2 from Table 3's matrix")
     s.add_argument("--matrix", required=True, help="systems x topics CSV (risk.example.matrix)")
@@ -230,6 +150,8 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--printed5", required=True, help="Table 5 as printed in the paper, CSV (risk.example.printed5)")
     s.add_argument("--out-dir", required=True, help="folder of the tables and figures")
 
+
+def _risk_population_parser(sub) -> None:
     s = add_command(sub, "risk-population", cmd_risk_population,
                     "train a population of systems, per-query scores on a test set")
     s.add_argument("--train", required=True, help="training half of the fold (.npz)")
@@ -252,6 +174,8 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--output", required=True, help=".npz: names, kinds, topics, X (systems x topics)")
     s.add_argument("--table", required=True, help="CSV: one row per system")
 
+
+def _risk_table6_parser(sub) -> None:
     s = add_command(sub, "risk-table6", cmd_risk_table6,
                     "Table 6, observations and Fig. 3 of a population (risk-population)")
     s.add_argument("--population", required=True, help="population.npz of risk-population")
@@ -262,18 +186,11 @@ def add_stage_parsers(sub) -> None:
     # risk-population already dropped the topics where every system scores 0 (and logged them)
     s.set_defaults(zero_totals="ignore")
 
-    def protocol_args(s):
-        s.add_argument("--partitions", nargs="+", required=True, help="all query partitions (.npz), pooled")
-        s.add_argument("--holdout", type=float, required=True,
-                       help="share of the queries that pre-trains the learned baselines (risk.learning.holdout)")
-        s.add_argument("--n-folds", type=int, required=True, help="parts of the other queries (risk.learning.n_folds)")
-        s.add_argument("--seed", type=int, required=True, help="the config's seed")
-        s.add_argument("--convention", required=True,
-                       help="NDCG preset for training and Table 7 (risk.learning.convention)")
 
+def _risk_baseline_parser(sub) -> None:
     s = add_command(sub, "risk-baseline", cmd_risk_baseline,
                     "pre-train one learned baseline on the held-out queries (Sec. 6.1)")
-    protocol_args(s)
+    _protocol_args(s)
     s.add_argument("--learner", required=True, help="the learner (risk.learning.baselines)")
     s.add_argument("--params", required=True, help="JSON of the learner's parameters "
                                                    "(risk.learning.baseline_params.<learner>)")
@@ -282,8 +199,10 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
     s.add_argument("--output", required=True, help="the fitted baseline (.pkl)")
 
+
+def _risk_learn_parser(sub) -> None:
     s = add_command(sub, "risk-learn", cmd_risk_learn, "LambdaMART or a risk-sensitive variant on one fold (Sec. 6)")
-    protocol_args(s)
+    _protocol_args(s)
     s.add_argument("--fold", type=int, required=True, help="the fold (risk.learning.folds)")
     s.add_argument("--method", required=True, help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk "
                                                    "(risk.learning.methods)")
@@ -297,8 +216,10 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
     s.add_argument("--output", required=True, help="fold<k>.npz: qids, ndcg10, scores")
 
+
+def _risk_table7_parser(sub) -> None:
     s = add_command(sub, "risk-table7", cmd_risk_table7, "Table 7 from the per-fold runs (Sec. 6.2)")
-    protocol_args(s)
+    _protocol_args(s)
     s.add_argument("--folds", type=int, nargs="+", required=True, help="risk.learning.folds")
     s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (.pkl)")
     s.add_argument("--baseline-feature", type=int, required=True,
@@ -307,3 +228,12 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--loss-threshold", type=float, required=True,
                    help="Table 7's big losses, 'L > 20%%' (risk.learning.loss_threshold)")
     s.add_argument("--out-dir", required=True, help="folder of table7.csv and per_query_ndcg10.csv")
+
+
+def add_stage_parsers(sub) -> None:
+    _risk_example_parser(sub)
+    _risk_population_parser(sub)
+    _risk_table6_parser(sub)
+    _risk_baseline_parser(sub)
+    _risk_learn_parser(sub)
+    _risk_table7_parser(sub)

@@ -30,7 +30,7 @@ import numpy as np
 from evalrank import seeds
 from evalrank.data.collection import Collection
 
-__all__ = ["single_feature_scores", "lightgbm_variants", "variant_specs", "name_key"]
+__all__ = ["single_feature_scores", "lightgbm_variants", "variant_specs", "name_key", "population_files"]
 
 _VARIANT = re.compile(r"(lm|gbrt)_q(\d+)_f(\d+)_s(\d+)")
 _FEATURE = re.compile(r"f(\d+)")
@@ -133,3 +133,45 @@ def lightgbm_variants(train: Collection, test: Collection, specs, *, seed: int, 
             log(f"[{k + 1}/{len(specs)}] {spec['name']}: {q.size} queries, {feats.size} features, "
                 f"{time.perf_counter() - t0:.1f} s")
     return scores, meta
+
+
+def population_files(*, train, test, features, objectives, n_seeds: int, train_fractions, feature_shares,
+                     lgb_params: dict, models, measure: str, max_grade: int, seed: int, threads: int, output, table,
+                     log=None) -> None:
+    """Sec. 5's population on our data (module docstring): the single-feature rankers, the
+    LightGBM variants trained on ``train`` and the pipeline's model files ``models`` (named by
+    their file stems), each scored per query of ``test`` with ``measure``
+    (:func:`~evalrank.papers.dincer2016.population.per_query`); the queries where every system
+    scores 0 are dropped -> ``output`` (.npz: names, kinds, topics, X systems x topics) and
+    ``table`` (CSV: one row per system; fit timings go to ``log`` only)."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.models.zoo import load_model
+    from evalrank.papers.dincer2016 import population
+
+    say = log or (lambda message: None)
+    train, test = Collection.load(train), Collection.load(test)
+    scores = single_feature_scores(test, features)
+    kinds = dict.fromkeys(scores, "feature")
+    specs = variant_specs(objectives, n_seeds, train_fractions, feature_shares)
+    var, meta = lightgbm_variants(train, test, specs, seed=seed, params=lgb_params, n_jobs=threads, log=log)
+    scores.update(var)
+    kinds.update(dict.fromkeys(var, "lightgbm"))
+    for path in models or []:
+        name = Path(path).stem
+        scores[name] = load_model(path).score(test.features)
+        kinds[name] = "pipeline model"
+    names = list(scores)
+    X = np.vstack([population.per_query(scores[n], test.labels, test.offsets, measure, max_grade=max_grade)
+                   for n in names])
+    keep = X.sum(axis=0) > 0
+    say(f"{len(names)} systems x {test.n_queries} test queries; {int((~keep).sum())} quer(ies) where every "
+        f"system scores 0 on {measure} (no relevant document) dropped")
+    io.save_arrays(output, names=np.array(names), kinds=np.array([kinds[n] for n in names]),
+                   topics=test.qids[keep], X=X[:, keep])
+    rows = pd.DataFrame({"system": names, "kind": [kinds[n] for n in names], measure: X[:, keep].mean(axis=1)})
+    meta = pd.DataFrame(meta).rename(columns={"name": "system"}).drop(columns="fit_seconds")  # timings: log only
+    io.write_table(rows.merge(meta, on="system", how="left"), table)
