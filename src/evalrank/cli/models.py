@@ -8,7 +8,6 @@ Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is requir
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
@@ -32,31 +31,11 @@ def cmd_split(a):
 
 
 def cmd_train(a):
-    from evalrank import io
-    from evalrank.data.collection import Collection
-    from evalrank.models.zoo import make_model, save_model
+    from evalrank.papers.common.modelstage import train_file
 
-    import pandas as pd
-
-    from evalrank.models.zoo import load_model
-
-    train, vali = Collection.load(a.train), Collection.load(a.vali)
-    grid = json.loads(a.grid) if a.grid else {}
-    if a.params_from:
-        # the hyperparameters another fit chose (Fig. 3's larger training sets reuse the
-        # base size's tuning instead of searching the grid again)
-        tuned = load_model(a.params_from)
-        if tuned.name != a.model:
-            raise ValueError(f"--params-from {a.params_from} holds a {tuned.name!r} model, not {a.model!r}")
-        grid = {k: [tuned.best_params_[k]] for k in grid}
-        _log(f"hyperparameters of {a.params_from}: {grid}")
-    model = make_model(a.model, n_grades=a.n_grades)
-    t0 = time.perf_counter()
-    model.fit(train, vali, grid=grid, seed=a.seed, n_jobs=a.threads)
-    _log(f"trained {a.model} in {time.perf_counter() - t0:.1f}s; best {model.best_params_}")
-    save_model(model, a.output)
-    if a.tuning:
-        io.write_table(pd.DataFrame(model.tuning_), a.tuning)
+    train_file(model=a.model, train=a.train, vali=a.vali, grid=json.loads(a.grid) if a.grid else {},
+               params_from=a.params_from, n_grades=a.n_grades, seed=a.seed, threads=a.threads, output=a.output,
+               tuning=a.tuning, log=_log)
 
 
 def cmd_predict(a):
@@ -83,35 +62,14 @@ def cmd_predict(a):
 
 
 def cmd_quality(a):
-    import pandas as pd
-
-    from evalrank import io
-    from evalrank.models.quality import quality_row, random_baseline, reliability
-    from evalrank.papers.common.plots.models import plot_quality, plot_reliability
+    from evalrank.papers.common.modelstage import quality_files
 
     names = a.names or [Path(p).stem for p in a.predictions]
     if len(names) != len(a.predictions):
         raise SystemExit("--names must give one name per --predictions file")
-    rows = []
-    base = None
-    for name, path in zip(names, a.predictions):
-        p = io.load_arrays(path)
-        row = quality_row(p["scores"], p["probs"], p["labels"], p["offsets"], max_grade=a.max_grade,
-                          k=a.k, ece_bins=a.ece_bins)
-        rows.append({"model": name, **row})
-        if base is None:
-            base = random_baseline(p["labels"], p["offsets"], seed=a.seed, k=a.k, max_grade=a.max_grade)
-        if a.reliability_dir:
-            rel = reliability(p["probs"], p["labels"], n_bins=a.reliability_bins)
-            out = Path(a.reliability_dir)
-            io.write_table(rel, out / f"{name}.csv")
-            plot_reliability(rel, out / f"{name}.png", title=f"Reliability: {name}")
-    rows.append({"model": "random", **base})
-    table = pd.DataFrame(rows)
-    io.write_table(table, a.table)
-    if a.figure:
-        plot_quality(table, a.figure)
-    _log("model quality:\n" + table.to_string(index=False))
+    quality_files(predictions=a.predictions, names=names, table=a.table, figure=a.figure,
+                  reliability_dir=a.reliability_dir, k=a.k, ece_bins=a.ece_bins, reliability_bins=a.reliability_bins,
+                  max_grade=a.max_grade, seed=a.seed, log=_log)
 
 
 

@@ -1,0 +1,77 @@
+"""The model stage's work as files in, files out (``evalrank stage train`` / ``quality``;
+``workflow/rules/models.smk`` and the training-size models of ``sawade2012.smk``): fit one
+learner of the zoo tuned on the validation half, and the model-quality table with its
+reliability diagrams. Every file is written atomically (:mod:`evalrank.io`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["train_file", "quality_files"]
+
+
+def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: int, seed: int, threads: int, output,
+               tuning=None, log=None) -> None:
+    """Fit the zoo's learner ``model`` on the training half ``train`` (.npz), tuning the
+    hyperparameters of ``grid`` on the validation half ``vali`` -> ``output`` (the fitted model)
+    and, with ``tuning``, the validation grid (CSV). ``params_from``: a fitted model of the same
+    learner whose chosen values replace the grid (Sawade et al. Fig. 3's larger training sets reuse
+    the base size's tuning), or None."""
+    import time
+
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models.zoo import load_model, make_model, save_model
+
+    say = log or (lambda message: None)
+    train, vali = Collection.load(train), Collection.load(vali)
+    if params_from:
+        tuned = load_model(params_from)
+        if tuned.name != model:
+            raise ValueError(f"--params-from {params_from} holds a {tuned.name!r} model, not {model!r}")
+        grid = {k: [tuned.best_params_[k]] for k in grid}
+        say(f"hyperparameters of {params_from}: {grid}")
+    fitted = make_model(model, n_grades=n_grades)
+    t0 = time.perf_counter()
+    fitted.fit(train, vali, grid=grid, seed=seed, n_jobs=threads)
+    say(f"trained {model} in {time.perf_counter() - t0:.1f}s; best {fitted.best_params_}")
+    save_model(fitted, output)
+    if tuning:
+        io.write_table(pd.DataFrame(fitted.tuning_), tuning)
+
+
+def quality_files(*, predictions, names, table, figure, reliability_dir, k: int, ece_bins: int,
+                  reliability_bins: int, max_grade: int, seed: int, log=None) -> None:
+    """The model-quality table (:func:`evalrank.models.quality.quality_row` of every model's pool
+    predictions, ``names`` one per file, and a random ranker's row from the seed's stream) ->
+    ``table`` (CSV), ``figure`` (PNG, or None) and, with ``reliability_dir``, one reliability table
+    and diagram per model."""
+    import pandas as pd
+
+    from evalrank import io
+    from evalrank.models.quality import quality_row, random_baseline, reliability
+    from evalrank.papers.common.plots.models import plot_quality, plot_reliability
+
+    rows = []
+    base = None
+    for name, path in zip(names, predictions):
+        p = io.load_arrays(path)
+        row = quality_row(p["scores"], p["probs"], p["labels"], p["offsets"], max_grade=max_grade, k=k,
+                          ece_bins=ece_bins)
+        rows.append({"model": name, **row})
+        if base is None:
+            base = random_baseline(p["labels"], p["offsets"], seed=seed, k=k, max_grade=max_grade)
+        if reliability_dir:
+            rel = reliability(p["probs"], p["labels"], n_bins=reliability_bins)
+            out = Path(reliability_dir)
+            io.write_table(rel, out / f"{name}.csv")
+            plot_reliability(rel, out / f"{name}.png", title=f"Reliability: {name}")
+    rows.append({"model": "random", **base})
+    frame = pd.DataFrame(rows)
+    io.write_table(frame, table)
+    if figure:
+        plot_quality(frame, figure)
+    if log is not None:
+        log("model quality:\n" + frame.to_string(index=False))

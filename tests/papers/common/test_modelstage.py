@@ -1,0 +1,62 @@
+"""The model stage as files (modelstage.py): train_file fits and tunes one zoo learner,
+quality_files writes the quality table of the pool predictions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from toy_data import toy_collection
+
+from evalrank import io
+from evalrank.models.quality import quality_row, random_baseline
+from evalrank.models.zoo import load_model
+from evalrank.papers.common.modelstage import quality_files, train_file
+
+
+@pytest.fixture(scope="module")
+def halves(tmp_path_factory):
+    d = tmp_path_factory.mktemp("halves")
+    toy_collection(30, 0).save(d / "train.npz")
+    toy_collection(15, 1).save(d / "vali.npz")
+    return d
+
+
+def test_train_file_tunes_the_grid_and_reuses_another_fits_choice(halves, tmp_path):
+    grid = {"n_estimators": [4], "min_samples_leaf": [5, 20]}
+    said = []
+    train_file(model="rf", train=halves / "train.npz", vali=halves / "vali.npz", grid=grid, params_from=None,
+               n_grades=5, seed=1, threads=1, output=tmp_path / "rf.pkl", tuning=tmp_path / "tuning.csv",
+               log=said.append)
+    first = load_model(tmp_path / "rf.pkl")
+    assert len(pd.read_csv(tmp_path / "tuning.csv")) == 2
+    assert said[0].startswith("trained rf in ")
+    train_file(model="rf", train=halves / "train.npz", vali=halves / "vali.npz", grid=grid,
+               params_from=tmp_path / "rf.pkl", n_grades=5, seed=1, threads=1, output=tmp_path / "again.pkl")
+    again = load_model(tmp_path / "again.pkl")
+    assert again.best_params_ == first.best_params_ and len(again.tuning_) == 1
+    with pytest.raises(ValueError, match="holds a 'rf' model, not 'ordinal_rf'"):
+        train_file(model="ordinal_rf", train=halves / "train.npz", vali=halves / "vali.npz", grid={},
+                   params_from=tmp_path / "rf.pkl", n_grades=5, seed=1, threads=1, output=tmp_path / "x.pkl")
+
+
+def test_quality_files_rows_are_quality_row_and_the_random_baseline(tmp_path):
+    c = toy_collection(12, 2)
+    g = np.random.default_rng(0)
+    paths = []
+    for name in ("a", "b"):
+        paths.append(tmp_path / f"{name}.npz")
+        io.save_arrays(paths[-1], scores=g.normal(size=c.n_docs), probs=g.dirichlet(np.ones(5), size=c.n_docs),
+                       labels=c.labels, offsets=c.offsets, qids=c.qids)
+    quality_files(predictions=paths, names=["a", "b"], table=tmp_path / "q.csv", figure=tmp_path / "q.png",
+                  reliability_dir=tmp_path / "rel", k=10, ece_bins=5, reliability_bins=5, max_grade=4, seed=3)
+    rows = []
+    for name, p in zip(("a", "b"), paths):
+        d = io.load_arrays(p)
+        rows.append({"model": name, **quality_row(d["scores"], d["probs"], d["labels"], d["offsets"], max_grade=4,
+                                                  k=10, ece_bins=5)})
+    rows.append({"model": "random", **random_baseline(c.labels, c.offsets, seed=3, k=10, max_grade=4)})
+    io.write_table(pd.DataFrame(rows), tmp_path / "want.csv")
+    assert (tmp_path / "q.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
+    for f in ("q.png", "rel/a.csv", "rel/a.png", "rel/b.png"):
+        assert (tmp_path / f).exists(), f
