@@ -113,7 +113,7 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     ``pred_mean_<m>``, ``pred_var_<m>``, ``costs``, ``truth_<m>``). Returns a flat dict:
     ``<stat>_<eps index>_<estimator>_<interval>`` of shape (campaigns, budgets) for each of
     :data:`STATS`, ``draws_<eps index>`` (campaigns, budgets) and ``max_weight`` per epsilon."""
-    from evalrank.active.campaign import predicted_term_variance
+    from evalrank.active.campaign_estimate import predicted_term_variance
     from evalrank.active.confseq import BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width
     from evalrank.active.interval import half_width, interval_from_sums
     from evalrank.active.sampling import defensive, max_weight
