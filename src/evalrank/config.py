@@ -384,8 +384,15 @@ def data_problems(config: dict, facts) -> list[tuple[str, str]]:
     labelling cost; the risk protocol's query count. The workflow runs this
     before any expensive job (:mod:`evalrank.data.facts`).
     """
-    from evalrank.models.split import split_query_indices
+    problems = _feature_problems(config, facts)
+    for f in config["folds"]:
+        problems += _fold_problems(config, facts, f)
+    problems += _risk_protocol_problems(config, facts)
+    return sorted(set(problems), key=problems.index)
 
+
+def _feature_problems(config: dict, facts) -> list[tuple[str, str]]:
+    """:func:`data_problems`' feature checks: ids the data has, a cost feature that is a length."""
     problems = []
     ds, act, models, risk = config["dataset"], config["active"], config["models"], config["risk"]
     models_on = models["enabled"]
@@ -411,48 +418,71 @@ def data_problems(config: dict, facts) -> list[tuple[str, str]]:
             and cost not in facts.length_like:
         problems.append(("active.cost_feature", f"feature {cost} is not a document length (it has negative or "
                          "non-integer values); set it to the dataset's length feature, or null for unit costs"))
+    return problems
 
-    seed = config["seed"]
+
+def _fold_problems(config: dict, facts, f: int) -> list[tuple[str, str]]:
+    """:func:`data_problems`' checks of fold ``f``: training pairs and sizes against its
+    training half, budgets against its pool's labelling cost."""
+    from evalrank.models.split import split_query_indices
+
+    act, models = config["active"], config["models"]
+    models_on = models["enabled"]
+    active_on = act["enabled"] and models_on
     ts = act["train_sizes"]
     sized = active_on and "rf" in models["names"] and ts["sizes"]
-    for f in config["folds"]:
-        sizes = facts.query_sizes[f]
-        if sizes.size < 2:
-            problems.append(("folds", f"partition S{f} has {sizes.size} quer(ies); a training partition needs >= 2"))
+    sizes = facts.query_sizes[f]
+    if sizes.size < 2:
+        return [("folds", f"partition S{f} has {sizes.size} quer(ies); a training partition needs >= 2")]
+    problems = []
+    half = split_query_indices(sizes, train_pairs=None, seed=config["seed"])[0]
+    cum = np.cumsum(sizes[half])
+    available = int(cum[-1])
+    where = f"the training half of partition S{f} (fold {f}) has {available:,} pairs in {half.size} queries"
+    if models_on and models["train_pairs"] is not None and models["train_pairs"] > available:
+        problems.append(("models.train_pairs", f"{models['train_pairs']:,} exceeds what {where}; "
+                         f"set it to at most {available}"))
+    if sized:
+        problems += _train_size_problems(ts, cum, where, f)
+    if active_on:
+        pool = facts.pool_queries(f)
+        for key, value in (("active.reference_budget", act["reference_budget"]),
+                           ("active.train_sizes.budget", ts["budget"] if sized else None)):
+            if value is not None and value >= pool:
+                problems.append((key, f"{value:g} is at or above the labelling cost of fold {f}'s pool "
+                                      f"({pool:,} units: costs have mean 1 over its {pool:,} queries), where "
+                                      "every method labels the whole pool and nothing can be saved; choose "
+                                      f"one of active.budgets below {pool:,}"))
+    return problems
+
+
+def _train_size_problems(ts: dict, cum: np.ndarray, where: str, f: int) -> list[tuple[str, str]]:
+    """``active.train_sizes`` against the cumulative pairs ``cum`` of fold ``f``'s training
+    queries: each size available, and each giving a different training set."""
+    problems = []
+    available = int(cum[-1])
+    realized = {}
+    for key, n in [("active.train_sizes.base", ts["base"])] + [("active.train_sizes.sizes", n)
+                                                              for n in ts["sizes"]]:
+        if n > available:
+            problems.append((key, f"{n:,} exceeds what {where}; every larger size would get the same "
+                                  f"{available:,} pairs"))
             continue
-        half = split_query_indices(sizes, train_pairs=None, seed=seed)[0]
-        cum = np.cumsum(sizes[half])
-        available = int(cum[-1])
-        where = f"the training half of partition S{f} (fold {f}) has {available:,} pairs in {half.size} queries"
-        if models_on and models["train_pairs"] is not None and models["train_pairs"] > available:
-            problems.append(("models.train_pairs", f"{models['train_pairs']:,} exceeds what {where}; "
-                             f"set it to at most {available}"))
-        if sized:
-            realized = {}
-            for key, n in [("active.train_sizes.base", ts["base"])] + [("active.train_sizes.sizes", n)
-                                                                      for n in ts["sizes"]]:
-                if n > available:
-                    problems.append((key, f"{n:,} exceeds what {where}; every larger size would get the same "
-                                          f"{available:,} pairs"))
-                    continue
-                got = int(cum[np.searchsorted(cum, n, side="left")])  # whole queries: at least n pairs
-                if got in realized:
-                    problems.append((key, f"{n:,} and {realized[got]:,} pairs give the same training set on "
-                                          f"S{f} ({got:,} pairs in whole queries); choose sizes further apart"))
-                realized.setdefault(got, n)
-        if active_on:
-            pool = facts.pool_queries(f)
-            for key, value in (("active.reference_budget", act["reference_budget"]),
-                               ("active.train_sizes.budget", ts["budget"] if sized else None)):
-                if value is not None and value >= pool:
-                    problems.append((key, f"{value:g} is at or above the labelling cost of fold {f}'s pool "
-                                          f"({pool:,} units: costs have mean 1 over its {pool:,} queries), where "
-                                          "every method labels the whole pool and nothing can be saved; choose "
-                                          f"one of active.budgets below {pool:,}"))
-    if risk["enabled"] and learn["enabled"] and learn["dataset"] is None:
+        got = int(cum[np.searchsorted(cum, n, side="left")])  # whole queries: at least n pairs
+        if got in realized:
+            problems.append((key, f"{n:,} and {realized[got]:,} pairs give the same training set on "
+                                  f"S{f} ({got:,} pairs in whole queries); choose sizes further apart"))
+        realized.setdefault(got, n)
+    return problems
+
+
+def _risk_protocol_problems(config: dict, facts) -> list[tuple[str, str]]:
+    """:func:`data_problems`' check of the risk protocol's query count."""
+    learn = config["risk"]["learning"]
+    if config["risk"]["enabled"] and learn["enabled"] and learn["dataset"] is None:
         n = sum(facts.n_queries(p) for p in facts.query_sizes)
         need = 3 * (learn["n_folds"] + 1)
         if n < need:
-            problems.append(("risk.learning.n_folds", f"the protocol needs >= 3 (n_folds + 1) = {need} queries, "
-                                                      f"the dataset has {n}"))
-    return sorted(set(problems), key=problems.index)
+            return [("risk.learning.n_folds", f"the protocol needs >= 3 (n_folds + 1) = {need} queries, "
+                                              f"the dataset has {n}")]
+    return []
