@@ -39,26 +39,9 @@ def cmd_train(a):
 
 
 def cmd_predict(a):
-    import numpy as np
+    from evalrank.papers.common.modelstage import predict_file
 
-    from evalrank import io
-    from evalrank.data.collection import Collection
-    from evalrank.models import check_n_jobs
-    from evalrank.models.zoo import load_model
-
-    model = load_model(a.model_file)
-    model.n_jobs = check_n_jobs(a.threads)  # the job's threads, not the training job's
-    pool = Collection.concat([Collection.load(p) for p in a.pool])
-    scores, probs = model.score_and_proba(pool.features)  # one pass over the trees
-    io.save_arrays(
-        a.output,
-        scores=np.asarray(scores, dtype=np.float64),
-        probs=np.asarray(probs, dtype=np.float64),
-        labels=pool.labels,
-        offsets=pool.offsets,
-        qids=pool.qids,
-    )
-    _log(f"predicted {pool.n_docs} pool documents of {pool.n_queries} queries")
+    predict_file(model_file=a.model_file, pool=a.pool, threads=a.threads, output=a.output, log=_log)
 
 
 def cmd_quality(a):

@@ -60,3 +60,18 @@ def test_quality_files_rows_are_quality_row_and_the_random_baseline(tmp_path):
     assert (tmp_path / "q.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
     for f in ("q.png", "rel/a.csv", "rel/a.png", "rel/b.png"):
         assert (tmp_path / f).exists(), f
+
+
+def test_predict_file_holds_the_models_scores_over_the_pool(halves, tmp_path):
+    from evalrank.papers.common.modelstage import predict_file
+
+    train_file(model="rf", train=halves / "train.npz", vali=halves / "vali.npz", grid={"n_estimators": [4]},
+               params_from=None, n_grades=5, seed=1, threads=1, output=tmp_path / "rf.pkl")
+    predict_file(model_file=tmp_path / "rf.pkl", pool=[halves / "vali.npz", halves / "train.npz"], threads=1,
+                 output=tmp_path / "pred.npz")
+    p = io.load_arrays(tmp_path / "pred.npz")
+    pool = toy_collection(15, 1)
+    scores, probs = load_model(tmp_path / "rf.pkl").score_and_proba(pool.features)
+    np.testing.assert_array_equal(p["scores"][:pool.n_docs], scores)
+    np.testing.assert_array_equal(p["probs"][:pool.n_docs], probs)
+    assert p["offsets"].size == 15 + 30 + 1 and p["labels"].size == p["scores"].size

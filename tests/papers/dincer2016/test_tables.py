@@ -123,3 +123,43 @@ def test_table7_files_gather_every_fold(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="its test queries are not fold 1's"):
         tables.table7_files(partitions=parts, holdout=0.2, n_folds=5, seed=1, convention="ranklib", folds=[1],
                             baselines=[], baseline_feature=1, runs=[bad], loss_threshold=0.2, out_dir=tmp_path)
+
+
+def test_example_files_equal_the_printed_tables(tmp_path):
+    from pathlib import Path
+
+    from evalrank.papers.dincer2016.example import example_files
+
+    cfg = Path(__file__).resolve().parents[3] / "config" / "dincer2016"
+    kw = dict(matrix=cfg / "dincer2016_table3.csv", printed4=cfg / "dincer2016_table4_printed.csv",
+              printed5=cfg / "dincer2016_table5_printed.csv")
+    example_files(**kw, out_dir=tmp_path)
+    assert pd.read_csv(tmp_path / "vs_paper.csv")["match"].all()
+    assert (tmp_path / "fig1.png").exists() and (tmp_path / "fig2.png").exists()
+    bad = tmp_path / "t5.csv"
+    t5 = pd.read_csv(kw["printed5"], comment="#")
+    t5.iloc[0, -1] = t5.iloc[0, -1] + 1
+    t5.to_csv(bad, index=False)
+    with pytest.raises(RuntimeError, match="numbers differing from the paper"):
+        example_files(**dict(kw, printed5=bad), out_dir=tmp_path / "bad")
+
+
+def test_learn_file_scores_the_folds_test_queries(tmp_path):
+    from evalrank.papers.dincer2016.risk_lambdamart import learn_file
+
+    parts = []
+    for i in range(2):
+        parts.append(tmp_path / f"S{i}.npz")
+        toy_collection(40, i).save(parts[-1])
+    kw = dict(partitions=parts, holdout=0.2, n_folds=5, seed=1, convention="lightgbm", fold=2, method="u-cro",
+              alpha=1.0, baseline_feature=1, baselines=None,
+              params={"num_boost_round": 5, "num_leaves": 4, "min_data_in_leaf": 5}, threads=1)
+    learn_file(**kw, output=tmp_path / "a.npz")
+    learn_file(**kw, output=tmp_path / "b.npz")
+    a, b = io.load_arrays(tmp_path / "a.npz"), io.load_arrays(tmp_path / "b.npz")
+    pool, split = tables.risk_protocol(parts, holdout=0.2, n_folds=5, seed=1)
+    _, _, test = fold_collections(pool, split, 2)
+    np.testing.assert_array_equal(a["qids"], test.qids)
+    assert a["scores"].size == test.n_docs and a["ndcg10"].size == test.n_queries
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])

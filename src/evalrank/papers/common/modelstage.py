@@ -1,13 +1,13 @@
-"""The model stage's work as files in, files out (``evalrank stage train`` / ``quality``;
+"""The model stage's work as files in, files out (``evalrank stage train`` / ``predict`` / ``quality``;
 ``workflow/rules/models.smk`` and the training-size models of ``sawade2012.smk``): fit one
-learner of the zoo tuned on the validation half, and the model-quality table with its
+learner of the zoo tuned on the validation half, its pool predictions, and the model-quality table with its
 reliability diagrams. Every file is written atomically (:mod:`evalrank.io`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["train_file", "quality_files"]
+__all__ = ["train_file", "predict_file", "quality_files"]
 
 
 def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: int, seed: int, threads: int, output,
@@ -40,6 +40,27 @@ def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: in
     save_model(fitted, output)
     if tuning:
         io.write_table(pd.DataFrame(fitted.tuning_), tuning)
+
+
+def predict_file(*, model_file, pool, threads: int, output, log=None) -> None:
+    """Scores and graded-relevance probabilities of the fitted model ``model_file`` over the pool
+    partitions ``pool`` (.npz, in order; one pass over the trees) -> ``output`` (.npz: scores, probs,
+    labels, offsets, qids), with the job's ``threads``, not the training job's."""
+    import numpy as np
+
+    from evalrank import io
+    from evalrank.data.collection import Collection
+    from evalrank.models import check_n_jobs
+    from evalrank.models.zoo import load_model
+
+    model = load_model(model_file)
+    model.n_jobs = check_n_jobs(threads)
+    pool = Collection.concat([Collection.load(p) for p in pool])
+    scores, probs = model.score_and_proba(pool.features)
+    io.save_arrays(output, scores=np.asarray(scores, dtype=np.float64), probs=np.asarray(probs, dtype=np.float64),
+                   labels=pool.labels, offsets=pool.offsets, qids=pool.qids)
+    if log is not None:
+        log(f"predicted {pool.n_docs} pool documents of {pool.n_queries} queries")
 
 
 def quality_files(*, predictions, names, table, figure, reliability_dir, k: int, ece_bins: int,

@@ -43,7 +43,7 @@ from evalrank.models import check_collection, expand_grid
 from evalrank.models.lambdamart import LambdaMARTModel
 from evalrank.papers.dincer2016.risk_objective import _MANY_BASELINES, _ONE_BASELINE, RISK_METHODS, RiskObjective
 
-__all__ = ["RiskLambdaMARTModel"]
+__all__ = ["RiskLambdaMARTModel", "learn_file"]
 
 
 def _check_risk_params(params: dict) -> None:
@@ -131,3 +131,35 @@ class RiskLambdaMARTModel(LambdaMARTModel):
                              risk_k=int(params["risk_k"]), trisk_scale=params["trisk_scale"],
                              convention=self.convention, k=10, truncation_level=int(params["truncation_level"]),
                              norm=bool(params["norm"]), **extra)
+
+
+def learn_file(*, partitions, holdout: float, n_folds: int, seed: int, convention: str, fold: int, method: str,
+               alpha: float, baseline_feature: int, baselines, params: dict, threads: int, output, log=None) -> None:
+    """One learner of Sec. 6 on one fold of Sec. 6.1's protocol
+    (:func:`evalrank.papers.dincer2016.tables.risk_protocol`): :class:`RiskLambdaMARTModel` with
+    ``method`` and risk weight ``alpha`` against the single baseline feature and, for t*-faro and
+    georisk, the learned ``baselines`` (model files) -> ``output`` (fold<k>.npz: qids, ndcg10, scores
+    of the fold's test queries)."""
+    import time
+
+    from evalrank import io
+    from evalrank.models.zoo import load_model
+    from evalrank.papers.dincer2016.learning import fold_collections
+    from evalrank.papers.dincer2016.tables import risk_protocol
+
+    pool, split = risk_protocol(partitions, holdout=holdout, n_folds=n_folds, seed=seed)
+    train, vali, test = fold_collections(pool, split, fold)
+    model = RiskLambdaMARTModel(convention=convention, method=method, alpha=alpha, baseline_feature=baseline_feature,
+                                **params)
+    extra = {}
+    if baselines:
+        extra["baselines"] = np.vstack([load_model(p).score(train.features) for p in baselines])
+    t0 = time.perf_counter()
+    model.fit(train, vali, grid=None, seed=seed, n_jobs=threads, **extra)
+    scores = model.score(test.features)
+    values = model.metric(scores, test.labels, test.offsets, k=10)
+    if log is not None:
+        log(f"{method} alpha={alpha:g} fold {fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} queries, "
+            f"{time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
+            f"test NDCG@10 {np.nanmean(values):.4f}")
+    io.save_arrays(output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 from evalrank.cli.common import _log, add_command
 
@@ -20,27 +19,9 @@ TITLE = "risk (workflow/rules/dincer2016.smk)"
 
 
 def cmd_risk_example(a):
-    import pandas as pd
+    from evalrank.papers.dincer2016.example import example_files
 
-    from evalrank import io
-    from evalrank.papers.dincer2016.plots import plot_georisk, plot_profiles
-    from evalrank.papers.dincer2016 import example, population
-
-    systems, topics, X = example.read_matrix(a.matrix)
-    out = Path(a.out_dir)
-    t4, t5 = example.table4(systems, topics, X), example.table5(systems, X)
-    io.write_table(t4, out / "table4.csv", float_format="%.6f")
-    io.write_table(t5, out / "table5.csv", float_format="%.6f")
-    cmp = pd.concat([example.compare(t4, a.printed4, keys=("system", "baseline")).assign(table="table4"),
-                     example.compare(t5, a.printed5).assign(table="table5")], ignore_index=True)
-    io.write_table(cmp, out / "vs_paper.csv", float_format="%.6f")
-    plot_profiles(systems, topics, X, out / "fig1.png", title="Fig. 1: example systems' performance profiles")
-    curves = population.georisk_curves(systems, X, systems, range(0, 11))
-    plot_georisk(curves, out / "fig2.png", title=r"Fig. 2: GeoRisk of the example systems, $0 \leq \alpha \leq 10$")
-    bad = cmp[~cmp["match"]]
-    _log(f"Tables 4-5: {int(cmp['match'].sum())}/{len(cmp)} numbers equal the printed ones to the printed precision")
-    if len(bad):
-        raise RuntimeError("numbers differing from the paper:\n" + bad.to_string(index=False))
+    example_files(matrix=a.matrix, printed4=a.printed4, printed5=a.printed5, out_dir=a.out_dir, log=_log)
 
 
 def cmd_risk_population(a):
@@ -80,28 +61,11 @@ def cmd_risk_baseline(a):
 
 
 def cmd_risk_learn(a):
-    import numpy as np
+    from evalrank.papers.dincer2016.risk_lambdamart import learn_file
 
-    from evalrank import io
-    from evalrank.papers.dincer2016.risk_lambdamart import RiskLambdaMARTModel
-    from evalrank.models.zoo import load_model
-    from evalrank.papers.dincer2016.learning import fold_collections
-
-    pool, split = _risk_protocol(a)
-    train, vali, test = fold_collections(pool, split, a.fold)
-    model = RiskLambdaMARTModel(convention=a.convention, method=a.method, alpha=a.alpha,
-                                baseline_feature=a.baseline_feature, **json.loads(a.params))
-    extra = {}
-    if a.baselines:
-        extra["baselines"] = np.vstack([load_model(p).score(train.features) for p in a.baselines])
-    t0 = time.perf_counter()
-    model.fit(train, vali, grid=None, seed=a.seed, n_jobs=a.threads, **extra)
-    scores = model.score(test.features)
-    values = model.metric(scores, test.labels, test.offsets, k=10)
-    _log(f"{a.method} alpha={a.alpha:g} fold {a.fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} queries, "
-         f"{time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
-         f"test NDCG@10 {np.nanmean(values):.4f}")
-    io.save_arrays(a.output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)
+    learn_file(partitions=a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed, convention=a.convention,
+               fold=a.fold, method=a.method, alpha=a.alpha, baseline_feature=a.baseline_feature, baselines=a.baselines,
+               params=json.loads(a.params), threads=a.threads, output=a.output, log=_log)
 
 
 def cmd_risk_table7(a):
