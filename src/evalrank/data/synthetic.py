@@ -44,6 +44,7 @@ document). Partition ``k`` uses the random stream
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 from pathlib import Path
 
 import numpy as np
@@ -322,6 +323,25 @@ def generate(
         quantities (utility, z, tc, tn, u, spam, intent, log_body).
     """
     n_queries = int(n_queries)
+    marginals = _checked_marginals(n_queries, partition, n_features, grade_marginals, p_no_relevant, mean_docs,
+                                   max_docs, feature_norm)
+    rng = seeds.rng(seed, "synthetic", int(partition))
+    offsets, q = _queries(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs, query_sd)
+    qi = segment_ids(offsets)
+    d = _documents(rng, q, qi, label_noise, text_noise, quality_noise, click_noise)
+    labels = _grades(rng, d.z, qi, n_queries, marginals, float(query_sd), float(label_noise), p_no_relevant)
+    X = _features(rng, q, d, qi, offsets, n_features, feature_norm)
+    qids = int(partition) * 10**6 + np.arange(n_queries, dtype=np.int64)
+    collection = Collection(features=np.ascontiguousarray(X), labels=labels, offsets=offsets, qids=qids)
+    if _latents:
+        return collection, dict(utility=d.s, z=d.z, tc=d.tc, tn=d.tn, u=d.u, spam=d.spam, intent=q.intent[qi],
+                                log_body=d.log_body)
+    return collection
+
+
+def _checked_marginals(n_queries, partition, n_features, grade_marginals, p_no_relevant, mean_docs, max_docs,
+                       feature_norm) -> tuple:
+    """:func:`generate`'s argument checks; the grade marginals as a tuple of floats."""
     if not 1 <= n_queries < 10**6:
         raise ValueError(f"n_queries must be in 1..999999 (qids are partition * 10**6 + i), got {n_queries}")
     if isinstance(partition, bool) or not isinstance(partition, (int, np.integer)) or partition < 0:
@@ -337,15 +357,15 @@ def generate(
         raise ValueError("mean_docs and max_docs must be >= 1")
     if feature_norm not in ("none", "query"):
         raise ValueError(f"feature_norm must be 'none' or 'query', got {feature_norm!r}")
+    return marginals
 
-    rng = seeds.rng(seed, "synthetic", int(partition))
 
-    # -- queries ---------------------------------------------------------------
+def _queries(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs, query_sd):
+    """The first draws of a partition's stream: documents per query (as offsets) and
+    the per-query latents (intent, query terms and their IDF, relevance offset ...)."""
     sizes = _query_sizes(rng, n_queries, mean_docs, sigma_docs, p_small, max_docs)
     offsets = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
-    n = int(offsets[-1])
-    qi = segment_ids(offsets)
     # query intent: navigational queries (a site or a name) are short and made
     # of rare terms, broad ones short and made of common terms
     intent_q = _intents(rng, n_queries)
@@ -363,16 +383,22 @@ def generate(
     a_q = rng.normal(0.0, query_sd, size=n_queries)  # per-query offset of relevance
     clarity_q = rng.uniform(0.6, 1.4, size=n_queries)  # how well text match reflects topicality
     volume_q = rng.normal(0.0, 1.2, size=n_queries)  # log query popularity (clicks)
+    return offsets, SimpleNamespace(intent=intent_q, n_terms=n_terms_q, idf=idf_q, idf_stream=idf_stream_q,
+                                    a=a_q, clarity=clarity_q, volume=volume_q)
 
-    # -- latent document properties --------------------------------------------
-    tc, tn, u, log_body, spam, s = _latent_docs(rng, intent_q[qi])
-    z = a_q[qi] + s + label_noise * rng.standard_normal(n)
+
+def _documents(rng, q, qi, label_noise, text_noise, quality_noise, click_noise):
+    """Latent document properties (:func:`_latent_docs`), the latent relevance ``z`` and
+    what the features see of them: text match ``t_obs``, quality ``u_obs``, clicks ``s_click``."""
+    n = len(qi)
+    tc, tn, u, log_body, spam, s = _latent_docs(rng, q.intent[qi])
+    z = q.a[qi] + s + label_noise * rng.standard_normal(n)
     # what the text features see: content streams (body, anchor) mostly tc,
     # name streams (title, url) mostly tn, each through shared noise
     # (rescaled to unit variance so that the noise parameters change how
     # informative the features are, not their distribution)
     tscale = 1.0 / np.sqrt(1.0 + text_noise**2)
-    tc_obs = tscale * (clarity_q[qi] * tc + text_noise * _noise(rng, n))
+    tc_obs = tscale * (q.clarity[qi] * tc + text_noise * _noise(rng, n))
     tn_obs = tscale * (tn + text_noise * _noise(rng, n))
     t_obs = np.stack([tc_obs + 0.2 * tn_obs, tc_obs + 0.4 * tn_obs, tn_obs + 0.3 * tc_obs, tn_obs + 0.2 * tc_obs], axis=1)
     t_obs += np.multiply.outer(spam, np.array([2.0, 0.0, 0.3, 0.3]))  # spam is stuffed with query terms
@@ -380,34 +406,67 @@ def generate(
     # clicks follow the production ranker's text-based order (position bias)
     # more than the true utility
     s_click = (0.5 * s + 0.5 * t_obs.mean(axis=1) + click_noise * rng.standard_normal(n)) / np.sqrt(1.0 + click_noise**2)
+    return SimpleNamespace(tc=tc, tn=tn, u=u, log_body=log_body, spam=spam, s=s, z=z, t_obs=t_obs, u_obs=u_obs,
+                           s_click=s_click)
 
-    # -- grades ----------------------------------------------------------------
-    # queries without a relevant document: some arise naturally (small
-    # queries, low offsets); a random share p_extra of the others is forced
-    # to all-zero grades so that the total share is ~p_no_relevant. The cut
-    # points compensate for the documents the forced queries take from
-    # grades >= 1.
-    cuts = _grade_thresholds(marginals, float(query_sd), float(label_noise), 0.0)
+
+def _grades(rng, z, qi, n_queries, marginals, query_sd, label_noise, p_no_relevant):
+    """Grades from the latent ``z`` by cut points with the target marginals.
+
+    Queries without a relevant document: some arise naturally (small
+    queries, low offsets); a random share p_extra of the others is forced
+    to all-zero grades so that the total share is ~p_no_relevant. The cut
+    points compensate for the documents the forced queries take from
+    grades >= 1."""
+    cuts = _grade_thresholds(marginals, query_sd, label_noise, 0.0)
     has_rel = np.bincount(qi, weights=z > cuts[0], minlength=n_queries) > 0
     natural_empty = 1.0 - has_rel.mean()
     p_extra = max(0.0, (p_no_relevant - natural_empty) / max(1.0 - natural_empty, 1e-12))
-    cuts = _grade_thresholds(marginals, float(query_sd), float(label_noise), p_extra)
+    cuts = _grade_thresholds(marginals, query_sd, label_noise, p_extra)
     labels = np.searchsorted(cuts, z).astype(np.int8)
     forced = rng.random(n_queries) < p_extra
     labels[forced[qi]] = 0
+    return labels
 
-    # -- stream lengths (MSLR ids 11-15) -----------------------------------------
+
+def _features(rng, q, d, qi, offsets, n_features, feature_norm):
+    """The (n_docs, n_features) float32 feature matrix, MSLR's columns in MSLR's order."""
+    n = len(qi)
+    lengths = _stream_lengths(rng, n, d.log_body, d.u_obs, d.spam)  # (n, 4)
+    whole = lengths.sum(axis=1)
+    n_terms = q.n_terms[qi]
+    mask = np.arange(_MAX_TERMS)[None, :] < n_terms[:, None]  # (n, T)
+    idf = q.idf[qi]  # (n, T)
+    tf = _term_frequencies(rng, lengths, d.t_obs, d.spam, mask, idf)
+    all_lengths = np.concatenate([lengths, whole[:, None]], axis=1)  # (n, 5)
+    t_vsm = np.concatenate([d.t_obs, d.t_obs.mean(axis=1, keepdims=True)], axis=1)
+    X = np.zeros((n, max(n_features, _MSLR_N_FEATURES)), dtype=np.float32)
+    _text_features(rng, X, tf, all_lengths, mask, idf, n_terms, t_vsm, q.idf_stream[qi])
+    _web_features(rng, X, d.u_obs, d.spam, lengths[:, 3], d.s_click, q.volume[qi])
+    if n_features > _MSLR_N_FEATURES:
+        extra = n_features - _MSLR_N_FEATURES
+        X[:, _MSLR_N_FEATURES:] = rng.standard_normal((n, extra)).astype(np.float32)
+    X = X[:, :n_features]
+    if feature_norm == "query":
+        X = _query_level_norm(X, offsets)
+    # six decimals at most, as in the MSLR files (so write_letor is exact)
+    for j in range(n_features):
+        X[:, j] = np.round(X[:, j].astype(np.float64), 6)
+    return X
+
+
+def _stream_lengths(rng, n, log_body, u_obs, spam):
+    """Lengths of the body, anchor, title and url streams (MSLR ids 11-14), (n, 4)."""
     body = _int(np.exp(log_body)) * (rng.random(n) >= 0.01)  # ~1% documents without body
     anchor = _int(np.exp(rng.normal(2.3 + 0.3 * u_obs, 1.4))) * (rng.random(n) >= expit(-0.2 - 0.5 * u_obs + 2.0 * spam))
     title = _int(rng.poisson(np.exp(rng.normal(1.9, 0.4, n)))) * (rng.random(n) >= 0.02)
     url = 1.0 + rng.poisson(np.exp(rng.normal(1.5 - 0.2 * u_obs, 0.35)))
-    lengths = np.stack([body, anchor, title, url], axis=1)  # (n, 4)
-    whole = lengths.sum(axis=1)
+    return np.stack([body, anchor, title, url], axis=1)
 
-    # -- term matches, per stream and query term -------------------------------
-    n_terms = n_terms_q[qi]
-    mask = np.arange(_MAX_TERMS)[None, :] < n_terms[:, None]  # (n, T)
-    idf = idf_q[qi]  # (n, T)
+
+def _term_frequencies(rng, lengths, t_obs, spam, mask, idf):
+    """Term matches per document, query term and stream (n, T, 5); stream 4 is the whole document."""
+    n = len(lengths)
     idf_c = idf - 3.2
     match_bias = (0.8, -0.6, -0.2, -0.8)
     match_slope = (1.6, 1.3, 1.5, 1.2)
@@ -420,10 +479,13 @@ def generate(
         lam = tf_rate[k] * (1.0 + 5.0 * spam)[:, None] * lk[:, None] * np.exp(1.0 * t_obs[:, k, None] + 0.2 * rng.standard_normal((n, _MAX_TERMS)))
         tf[:, :, k] = np.where(covered, np.minimum(1.0 + rng.poisson(np.minimum(lam, 0.2 * lk[:, None])), lk[:, None]), 0.0)
     tf[:, :, 4] = tf[:, :, :4].sum(axis=2)
-    all_lengths = np.concatenate([lengths, whole[:, None]], axis=1)  # (n, 5)
+    return tf
 
-    t_vsm = np.concatenate([t_obs, t_obs.mean(axis=1, keepdims=True)], axis=1)
-    X = np.zeros((n, max(n_features, _MSLR_N_FEATURES)), dtype=np.float32)
+
+def _text_features(rng, X, tf, all_lengths, mask, idf, n_terms, t_vsm, idf_stream):
+    """Columns 0-124 of ``X`` (MSLR ids 1-125), per stream: coverage, lengths, IDF, TF
+    statistics, boolean and vector space models, BM25, language models."""
+    n = len(X)
     nt = n_terms.astype(np.float64)
     k1, b = 1.2, 0.75
     avg_len = np.array([np.exp(_LOG_BODY_MEAN + 0.5 * _LOG_BODY_SD**2), 20.0, 7.0, 5.5, 0.0])
@@ -437,7 +499,7 @@ def generate(
         X[:, 0 + k] = cov
         X[:, 5 + k] = cov / nt
         X[:, 10 + k] = L
-        X[:, 15 + k] = (np.where(mask, idf, 0.0).sum(axis=1) / nt * idf_stream_q[qi, k]).round(4)
+        X[:, 15 + k] = (np.where(mask, idf, 0.0).sum(axis=1) / nt * idf_stream[:, k]).round(4)
         for g, arr in enumerate(_stats(tfk, mask, nt)):
             X[:, 20 + 5 * g + k] = arr
         ntf = tfk / np.maximum(L, 1.0)[:, None]
@@ -460,7 +522,10 @@ def generate(
         X[:, 115 + k] = np.where(mask, lm_dir, 0.0).sum(axis=1)
         X[:, 120 + k] = np.where(mask, lm_jm, 0.0).sum(axis=1)
 
-    # -- link, quality and click features (ids 126-136) -------------------------
+
+def _web_features(rng, X, u_obs, spam, url, s_click, vol):
+    """Link, quality and click features: columns 125-135 of ``X`` (MSLR ids 126-136)."""
+    n = len(X)
     slashes = rng.poisson(np.exp(0.9 - 0.15 * u_obs + 0.8 * spam))
     X[:, 125] = slashes
     X[:, 126] = _int(12.0 + 5.0 * url + 2.0 * slashes + rng.poisson(6.0, n))
@@ -470,29 +535,12 @@ def generate(
     X[:, 130] = _int(np.exp(rng.normal(5.0 + 0.6 * u_obs, 1.2)))
     X[:, 131] = np.clip(np.rint(rng.normal(40.0 + 8.0 * u_obs, 20.0)), 0, 255)
     X[:, 132] = np.clip(np.rint(rng.normal(50.0, 20.0, n)), 0, 255)  # noise
-    vol = volume_q[qi]
     clicked = rng.random(n) < expit(-2.5 + 0.5 * vol + 1.0 * s_click)
     X[:, 133] = clicked * _int(1.0 + rng.poisson(np.minimum(np.exp(0.8 + 0.6 * vol + 0.5 * s_click + 0.5 * rng.standard_normal(n)), 1e7)))
     url_clicks = _int(np.exp(rng.normal(2.0 + 0.8 * u_obs, 1.5))) * (rng.random(n) >= expit(0.3 - 0.8 * u_obs))
     X[:, 134] = url_clicks
     dwell = rng.gamma(2.0, np.exp(3.0 + 0.4 * s_click) / 2.0)
     X[:, 135] = np.where((url_clicks > 0) | (X[:, 133] > 0), np.round(dwell, 2), 0.0)
-
-    if n_features > _MSLR_N_FEATURES:
-        extra = n_features - _MSLR_N_FEATURES
-        X[:, _MSLR_N_FEATURES:] = rng.standard_normal((n, extra)).astype(np.float32)
-    X = X[:, :n_features]
-    if feature_norm == "query":
-        X = _query_level_norm(X, offsets)
-    # six decimals at most, as in the MSLR files (so write_letor is exact)
-    for j in range(n_features):
-        X[:, j] = np.round(X[:, j].astype(np.float64), 6)
-
-    qids = int(partition) * 10**6 + np.arange(n_queries, dtype=np.int64)
-    collection = Collection(features=np.ascontiguousarray(X), labels=labels, offsets=offsets, qids=qids)
-    if _latents:
-        return collection, dict(utility=s, z=z, tc=tc, tn=tn, u=u, spam=spam, intent=intent_q[qi], log_body=log_body)
-    return collection
 
 
 def _query_level_norm(X: np.ndarray, offsets: np.ndarray) -> np.ndarray:
