@@ -148,7 +148,7 @@ def test_a_module_that_uses_numba_directly_gets_the_kernels_compiled():
     importing numba through evalrank._jit compiles them, even after they were imported
     interpreted."""
     code = ("import evalrank.data.trec_scan as t\nfrom evalrank import _jit\na = _jit.compiled()\n"
-            "import evalrank.data.letor as l\n"
+            "import evalrank.data.letor_read as l\n"
             "print(a, _jit.compiled(), type(l._count_newlines).__name__, type(t._space).__name__)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), timeout=300)
     assert p.returncode == 0, p.stderr

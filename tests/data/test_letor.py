@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_svmlight_file
 
-from evalrank.data import letor
+from evalrank.data import letor_cache, letor_read
 from evalrank.data.collection import Collection
 from evalrank.data.letor import LetorFormatError, cache_path, load_letor, read_letor, write_letor
 
@@ -206,8 +206,8 @@ def test_identical_to_sklearn_on_nasty_file(tmp_path, seed, monkeypatch):
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(_bits(X64.toarray().astype(np.float32)), _bits(X))
     # tiny windows, a tiny fallback buffer and late widening give the same result
-    monkeypatch.setattr(letor, "_READ_CHUNK_BYTES", 97)
-    monkeypatch.setattr(letor, "_FB_CAP", 4)
+    monkeypatch.setattr(letor_read, "_READ_CHUNK_BYTES", 97)
+    monkeypatch.setattr(letor_read, "_FB_CAP", 4)
     _assert_same(_read(path), c)
 
 
@@ -281,7 +281,7 @@ def test_malformed(tmp_path, content, line, words, kwargs):
 def test_interleaved_across_windows(tmp_path, monkeypatch):
     body = "".join(f"0 qid:{q} 1:{i}\n" for i, q in enumerate([7] * 30 + [8] * 30 + [9] * 30 + [7]))
     path = _write(tmp_path, body)
-    monkeypatch.setattr(letor, "_READ_CHUNK_BYTES", 50)
+    monkeypatch.setattr(letor_read, "_READ_CHUNK_BYTES", 50)
     with pytest.raises(LetorFormatError, match=r":91: qid 7 reappears .* line 1 "):
         _read(path)
 
@@ -330,7 +330,7 @@ def test_load_letor_cache(tmp_path, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(letor, "read_letor", boom)
+    monkeypatch.setattr(letor_cache, "read_letor", boom)
     _assert_same(load_letor(path, doc_ids=True), c)  # hit: no parse
     assert cache_path(path, doc_ids=True, show_progress=True) == cached  # progress is not part of the key
     assert cache_path(path) != cached  # other options, other cache
@@ -360,7 +360,7 @@ def test_fast_path_agrees_with_python_float():
     accepted = 0
     for tok in toks:
         b = np.frombuffer(tok.encode(), dtype=np.uint8)
-        ok, v = letor._fast_float(b, 0, len(b))
+        ok, v = letor_read._fast_float(b, 0, len(b))
         if ok:
             accepted += 1
             assert np.float64(v).view(np.int64) == np.float64(float(tok)).view(np.int64), tok
