@@ -219,3 +219,12 @@ def test_stage_flags_read_back_by_the_parser():
     assert ns.root == "a folder/with 'quotes'"
     assert "--cost-feature" not in text and "--sizes" not in text and "--slow" not in text
     assert stage_flags() == ""
+
+
+def test_named_paths_refuses_an_item_without_name_or_path():
+    from evalrank.cli.common import named_paths
+
+    assert named_paths(["rf=a/b.pkl", "x=y=z"], "--models") == {"rf": "a/b.pkl", "x": "y=z"}
+    for bad in ("rf", "=a.pkl", "rf="):
+        with pytest.raises(ValueError, match=rf"--models: expected NAME=PATH, got '{re.escape(bad)}'"):
+            named_paths([bad], "--models")

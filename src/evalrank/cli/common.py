@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "partition_map", "stage_flags"]
+__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "named_paths", "partition_map", "stage_flags"]
 
 
 def _log(msg: str) -> None:
@@ -61,6 +61,18 @@ def add_command(sub, name: str, func, help: str, description: str | None = None)
     s = sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:] + ".")
     s.set_defaults(func=func)
     return s
+
+
+def named_paths(items, option: str) -> dict:
+    """``NAME=PATH`` items of ``option`` (``--models``, ``--predictions``) -> {name: path}; an item
+    without a name or a path is a ``ValueError`` naming the option."""
+    out = {}
+    for item in items:
+        name, _, path = str(item).partition("=")
+        if not name or not path:
+            raise ValueError(f"{option}: expected NAME=PATH, got {item!r}")
+        out[name] = path
+    return out
 
 
 def partition_map(paths) -> dict:

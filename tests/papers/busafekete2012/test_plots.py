@@ -9,6 +9,8 @@ matplotlib.use("Agg")
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from figure_spy import kept_figures  # noqa: E402
+
 import evalrank.papers.busafekete2012.plots as plots_ndcg  # noqa: E402
 
 LEARNERS = ("adarank", "lambdamart", "ranknet")
@@ -18,19 +20,8 @@ LEVEL = {"ranklib": 0.30, "yahoo": 0.45, "letor4": 0.20}
 
 @pytest.fixture
 def figures(monkeypatch):
-    kept = []
-    save = plots_ndcg.save_figure
-
-    def spy(fig, path, **kw):
-        kept.append(fig)
-        return save(fig, path, close=False)
-
-    monkeypatch.setattr(plots_ndcg, "save_figure", spy)
-    yield kept
-    import matplotlib.pyplot as plt
-
-    for f in kept:
-        plt.close(f)
+    """The figures the plotting functions save, kept open for inspection."""
+    yield from kept_figures(monkeypatch, plots_ndcg)
 
 
 def _curves():

@@ -10,6 +10,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from figure_spy import kept_figures  # noqa: E402
+
 import evalrank.papers.dincer2016.plots as plots_risk  # noqa: E402
 from evalrank.papers.dincer2016.systems import name_key, variant_specs  # noqa: E402
 
@@ -17,19 +19,7 @@ from evalrank.papers.dincer2016.systems import name_key, variant_specs  # noqa: 
 @pytest.fixture
 def figures(monkeypatch):
     """The figures the plotting functions save, kept open for inspection."""
-    kept = []
-    save = plots_risk.save_figure
-
-    def spy(fig, path, **kw):
-        kept.append(fig)
-        return save(fig, path, close=False)
-
-    monkeypatch.setattr(plots_risk, "save_figure", spy)
-    yield kept
-    import matplotlib.pyplot as plt
-
-    for f in kept:
-        plt.close(f)
+    yield from kept_figures(monkeypatch, plots_risk)
 
 
 # three systems whose GeoRisk differs by < 1 % of its range (as in the default run), one crossing,

@@ -10,6 +10,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+from figure_spy import kept_figures  # noqa: E402
+
 import evalrank.papers.wang2013.plots as plots_theory  # noqa: E402
 
 SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
@@ -17,19 +19,8 @@ SIZES = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000)
 
 @pytest.fixture
 def figures(monkeypatch):
-    kept = []
-    save = plots_theory.save_figure
-
-    def spy(fig, path, **kw):
-        kept.append(fig)
-        return save(fig, path, close=False)
-
-    monkeypatch.setattr(plots_theory, "save_figure", spy)
-    yield kept
-    import matplotlib.pyplot as plt
-
-    for f in kept:
-        plt.close(f)
+    """The figures the plotting functions save, kept open for inspection."""
+    yield from kept_figures(monkeypatch, plots_theory)
 
 
 def _table():

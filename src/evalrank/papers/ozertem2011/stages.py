@@ -15,28 +15,17 @@ from __future__ import annotations
 import argparse
 import json
 
-from evalrank.cli.common import _log, add_command
+from evalrank.cli.common import _log, add_command, named_paths
 
 __all__ = ["TITLE", "add_stage_parsers"]
 
 TITLE = "clicks (workflow/rules/ozertem2011.smk)"
 
 
-def _named_paths(items, option: str) -> dict:
-    """``NAME=PATH`` items of ``option`` -> {name: path}."""
-    out = {}
-    for item in items:
-        name, _, path = item.partition("=")
-        if not path:
-            raise ValueError(f"{option}: expected NAME=PATH, got {item!r}")
-        out[name] = path
-    return out
-
-
 def cmd_simulate(a):
     from evalrank.papers.ozertem2011.pipeline import simulate_files
 
-    simulate_files(predictions=_named_paths(a.predictions, "--predictions"), agreement=a.agreement,
+    simulate_files(predictions=named_paths(a.predictions, "--predictions"), agreement=a.agreement,
                    params=json.loads(a.params), seed=a.seed, out_dir=a.out_dir, grades=a.grades, log=_log)
 
 

@@ -8,29 +8,18 @@ Defaults: see :mod:`evalrank.cli` -- an option carrying a config value is requir
 
 from __future__ import annotations
 
-from evalrank.cli.common import _log, add_command
+from evalrank.cli.common import _log, add_command, named_paths
 
 __all__ = ["TITLE", "add_stage_parsers"]
 
 TITLE = "active evaluation (workflow/rules/sawade2012.smk)"
 
 
-def _named_paths(items) -> dict:
-    """``name=path`` items of --predictions -> {name: path}."""
-    out = {}
-    for item in items:
-        name, sep, path = item.partition("=")
-        if not sep:
-            raise ValueError(f"--predictions takes name=path items, got {item!r}")
-        out[name] = path
-    return out
-
-
 def cmd_active_setup(a):
     from evalrank.papers.sawade2012.experiments import setup_file
 
     setup_file(a.experiment, models=a.models, drop=a.drop, base_pairs=a.base_pairs, base_model=a.base_model,
-               sizes=a.sizes, predictions=_named_paths(a.predictions), pool=a.pool, cost_feature=a.cost_feature,
+               sizes=a.sizes, predictions=named_paths(a.predictions, "--predictions"), pool=a.pool, cost_feature=a.cost_feature,
                measures=a.measures, max_grade=a.max_grade, seed=a.seed, fold=a.fold, output=a.output, log=_log)
 
 

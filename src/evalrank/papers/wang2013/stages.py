@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from evalrank.cli.common import _log, add_command
+from evalrank.cli.common import _log, add_command, named_paths
 
 __all__ = ["TITLE", "add_stage_parsers"]
 
@@ -58,12 +58,7 @@ def cmd_report(a):
 def cmd_lists(a):
     from evalrank.papers.wang2013.lists import lists_files
 
-    models = {}
-    for item in a.models:  # checked before the lists are built
-        name, _, path = item.partition("=")
-        if not path:
-            raise ValueError(f"--models: expected NAME=PATH, got {item!r}")
-        models[name] = path
+    models = named_paths(a.models, "--models")  # checked before the lists are built
     lists_files(models=models, source=a.source, partition=a.partition, queries=a.queries,
                 docs_per_query=a.docs_per_query, n_features=a.n_features, stream_partition=a.stream_partition,
                 sizes=a.sizes, measures=a.measures, seed=a.seed, out_dir=a.out_dir, log=_log)
