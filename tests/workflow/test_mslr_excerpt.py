@@ -1,6 +1,7 @@
 """config/mslr_excerpt.yaml end to end (issue 30): the real MSLR-WEB30K Fold1 excerpt of rankeval
 0.8.2's sdist, fetched with pip, checksummed, extracted and dealt into S1..S5, then the model zoo,
-the active stage and the findings. Skipped where no package index answers (no network)."""
+the active stage and the findings (with tests/workflow/mslr_excerpt_small.yaml's small grids and
+Monte Carlo sizes). Skipped where no package index answers (no network)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from evalrank.data.datasets import get_spec
 from evalrank.data.download import sha256_file
 
 pytestmark = pytest.mark.slow
+
+#: the overlay that keeps the test's CPU small (one grid point a model, 40 Monte Carlo runs)
+SMALL = REPO / "tests" / "workflow" / "mslr_excerpt_small.yaml"
 
 
 def _index_answers() -> str | None:
@@ -35,7 +39,8 @@ def test_mslr_excerpt_runs_end_to_end(tmp_path):
     reason = _index_answers()
     if reason:
         pytest.skip(reason)
-    out = snakemake(tmp_path, "--cores", "2", configs=(REPO / "config" / "mslr_excerpt.yaml",), timeout=1500)
+    # the config's data and stages, with the tiny config's grids and Monte Carlo sizes (SMALL)
+    out = snakemake(tmp_path, "--cores", "2", configs=(REPO / "config" / "mslr_excerpt.yaml", SMALL), timeout=1500)
     jobs = jobs_run(out)
     assert jobs["download"] == 1 and jobs["derive_partitions"] == 1 and "parse_partition" not in jobs
     spec = get_spec("mslr-excerpt")
