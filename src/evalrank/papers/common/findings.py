@@ -16,6 +16,14 @@ One module per paper (:data:`PAPERS`), each exposing
 
 A claim this run does not measure is :meth:`Finding.not_tested` (the one way to say it). The
 claims' texts are data (module-level constants), each verdict rule a small function.
+
+Every finding states what the run can resolve (:class:`Power`, issue 30 item 2): the queries (or
+topics, sessions) in the pool or behind the test, the Monte Carlo repetitions and the standard
+error of the number the verdict compares, and from these the smallest difference the run can
+tell (:data:`Z_RESOLVE` standard errors). :func:`powered` turns a verdict into "not tested", with
+the numbers, when that resolution is coarser than the tolerance that separates the verdicts, or
+the pool is smaller than the claim's stated minimum: a 68-query pool must not read like one of
+thousands.
 """
 
 from __future__ import annotations
@@ -26,8 +34,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Finding", "Outputs", "VERDICTS", "PAPERS", "collect", "render_markdown", "render_html",
-           "fmt", "pct", "verdict_within", "is_nan"]
+__all__ = ["Finding", "Power", "Outputs", "VERDICTS", "PAPERS", "Z_RESOLVE", "collect", "render_markdown",
+           "render_html", "fmt", "pct", "verdict_within", "is_nan", "powered"]
 
 #: The verdicts, in the order the summary counts them.
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
@@ -42,6 +50,90 @@ PAPERS = (
 )
 
 
+#: A difference counts as resolved when it is at least this many standard errors: the two-sided
+#: 95 % normal quantile, rounded (1.96). A verdict whose tolerance is smaller than Z_RESOLVE
+#: standard errors of the number it judges cannot be told from its neighbours by this run.
+Z_RESOLVE = 2.0
+
+
+@dataclass(frozen=True)
+class Power:
+    """What a run can resolve for one claim, stated beside its verdict (issue 30 item 2).
+
+    ``n``: the queries (``unit``: or topics, sessions, systems) in the pool or behind the test;
+    ``repetitions``: Monte Carlo repetitions (campaigns) behind the number; ``se``: the standard
+    error of the number the verdict compares (``of``: what that number is, e.g. "ERR saving"),
+    Monte Carlo or sampling (``how`` says which and how it was computed); ``note``: anything else
+    in a few words. Every field is optional; :meth:`text` prints those given, one short line.
+    """
+
+    n: float | None = None
+    unit: str = "queries"
+    repetitions: float | None = None
+    se: float | None = None
+    of: str = ""
+    how: str = ""
+    note: str = ""
+    percent: bool = False
+
+    def __post_init__(self):
+        for k in ("n", "repetitions", "se"):
+            v = getattr(self, k)
+            if v is not None and not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
+                raise TypeError(f"Power.{k} must be a number or None, got {type(v).__name__}")
+            if v is not None and not is_nan(float(v)) and float(v) < 0:
+                raise ValueError(f"Power.{k} must be >= 0, got {v}")
+
+    @property
+    def resolves(self) -> float:
+        """The smallest difference this run resolves: :data:`Z_RESOLVE` standard errors (NaN
+        without a standard error)."""
+        return float("nan") if self.se is None or is_nan(float(self.se)) else Z_RESOLVE * float(self.se)
+
+    def _num(self, x) -> str:
+        return pct(x, 1) if self.percent else fmt(x)
+
+    def text(self) -> str:
+        """One line: e.g. "68 queries in the pool; 5,000 campaigns; ERR saving ± 1.2 % (1 se, delta
+        method), so differences under 2.4 % are not resolved"."""
+        parts = []
+        if self.n is not None:
+            parts.append(f"{fmt(self.n)} {self.unit}")
+        if self.repetitions is not None:
+            parts.append(f"{fmt(self.repetitions)} Monte Carlo repetitions")
+        if self.se is not None:
+            how = f", {self.how}" if self.how else ""
+            parts.append(f"{self.of + ' ' if self.of else ''}± {self._num(self.se)} (1 se{how}): differences "
+                         f"under {self._num(self.resolves)} are not resolved")
+        if self.note:
+            parts.append(self.note)
+        return "; ".join(parts) if parts else "not stated"
+
+    def shortfall(self, *, tol: float | None = None, min_n: float | None = None, why: str = "") -> str:
+        """Why this run cannot support a verdict, or ''. ``min_n``: the smallest pool (in ``unit``)
+        the claim needs, ``why`` the reason for that size in a few words; ``tol``: the tolerance
+        that separates the verdicts (same unit as ``se``), which :attr:`resolves` must not exceed."""
+        out = []
+        if min_n is not None and self.n is not None and float(self.n) < min_n:
+            out.append(f"{fmt(self.n)} {self.unit} cannot resolve this claim: it needs at least {fmt(min_n)}"
+                       + (f" ({why})" if why else ""))
+        if tol is not None and self.se is not None and not is_nan(self.resolves) and self.resolves > tol:
+            out.append(f"{Z_RESOLVE:g} se of {self.of or 'the number'} ({self._num(self.resolves)}) exceed the "
+                       f"tolerance {self._num(tol)} that separates the verdicts")
+        return "; ".join(out)
+
+
+def powered(claim: str, ours: str, verdict: str, reason: str, source: str, power: Power, *,
+            tol: float | None = None, min_n: float | None = None, why: str = "") -> Finding:
+    """A finding whose verdict stands only if ``power`` resolves it (:meth:`Power.shortfall`):
+    otherwise "not tested", the reason first, then what the numbers alone would say."""
+    short = power.shortfall(tol=tol, min_n=min_n, why=why) if verdict != "not tested" else ""
+    if short:
+        return Finding(claim, ours, "not tested", f"not tested: {short}. The numbers alone would read "
+                                                  f"\"{verdict}\": {reason}", source, power)
+    return Finding(claim, ours, verdict, reason, source, power)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One claim of a paper and what this run says about it.
@@ -50,6 +142,7 @@ class Finding:
     paper's). ``ours``: our number(s), formatted from the outputs. ``verdict``: one of
     :data:`VERDICTS`. ``reason``: why that verdict (numbers in it come from the outputs
     too). ``source``: the file(s) ``ours`` was read from, relative to ``results/<name>/``.
+    ``power``: what the run resolves for this claim (:class:`Power`), printed on every claim.
     """
 
     claim: str
@@ -57,19 +150,30 @@ class Finding:
     verdict: str
     reason: str
     source: str = ""
+    power: Power | None = None
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {self.verdict!r}")
+        if self.power is not None and not isinstance(self.power, Power):
+            raise TypeError(f"power must be a Power or None, got {type(self.power).__name__}")
+
+    @property
+    def resolves(self) -> str:
+        """The "resolves" line: the power's text; for a claim without one, "nothing measured" when
+        it is not tested, else "not stated"."""
+        if self.power is not None:
+            return self.power.text()
+        return "nothing measured" if self.verdict == "not tested" else "not stated"
 
     @classmethod
-    def not_tested(cls, claim: str, reason: str, source="") -> Finding:
+    def not_tested(cls, claim: str, reason: str, source="", power: Power | None = None) -> Finding:
         """The one way to say a claim is not measured by this run: ``ours`` is "—", the verdict
         "not tested", ``reason`` says why (a stage or a row the config lacks). ``source``: a file,
         or several (joined by ", ")."""
         if not isinstance(source, str):
             source = ", ".join(source)
-        return cls(claim=claim, ours="—", verdict="not tested", reason=reason, source=source)
+        return cls(claim=claim, ours="—", verdict="not tested", reason=reason, source=source, power=power)
 
 
 class Outputs:
@@ -176,7 +280,9 @@ HEADER = ("Rendered from this run's tables by `evalrank stage findings`: every n
           "the papers'. Verdicts: **reproduced** (our number agrees within the stated tolerance, or "
           "the claimed pattern holds), **partly** (part of the claim holds, or the agreement is "
           "loose), **not reproduced** (our data contradict it), **not tested** (this config does not "
-          "measure it).")
+          "measure it, or cannot resolve it: too few queries, or a Monte Carlo error larger than the "
+          "tolerance). **resolves** states, per claim, the queries behind our number, the Monte Carlo "
+          "repetitions and the standard error of the number the verdict compares.")
 
 
 def render_markdown(sections, *, name: str, seed) -> str:
@@ -191,6 +297,7 @@ def render_markdown(sections, *, name: str, seed) -> str:
             lines += [f"### {i}. {f.claim}", "",
                       f"- **ours:** {f.ours}" + (f" (`{f.source}`)" if f.source else ""),
                       f"- **verdict:** {f.verdict}",
+                      f"- **resolves:** {f.resolves}",
                       f"- **why:** {f.reason}", ""]
     return "\n".join(lines).rstrip() + "\n"
 
@@ -225,6 +332,7 @@ def render_html(sections, *, name: str, seed) -> str:
             src = f" (<code>{html.escape(f.source)}</code>)" if f.source else ""
             out.append(f"<li><p><b>{_inline(f.claim)}</b></p><ul><li><b>ours:</b> {_inline(f.ours)}{src}</li>"
                        f"<li><b>verdict:</b> <span class='{cls}'>{f.verdict}</span></li>"
+                       f"<li><b>resolves:</b> {_inline(f.resolves)}</li>"
                        f"<li><b>why:</b> {_inline(f.reason)}</li></ul></li>")
         out.append("</ol>")
     out.append("</body></html>")
