@@ -56,3 +56,10 @@ def test_every_claim_gets_a_resolves_line():
     assert "- **resolves:** nothing measured" in md
     assert md.count("- **resolves:** ") == 3
     assert render_html([("P", items)], name="n", seed=1).count("<b>resolves:</b>") == 3
+
+
+def test_with_power_rejudges_a_finding():
+    f = Finding("c", "1", "partly", "r", "t.csv")
+    assert f.with_power(Power(n=40), min_n=30) == Finding("c", "1", "partly", "r", "t.csv", Power(n=40))
+    g = f.with_power(Power(n=20, unit="topics"), min_n=30)
+    assert g.verdict == "not tested" and g.reason.startswith("not tested: 20 topics cannot resolve")

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Finding", "Power", "Outputs", "VERDICTS", "PAPERS", "Z_RESOLVE", "collect", "render_markdown",
-           "render_html", "fmt", "pct", "verdict_within", "is_nan", "powered"]
+           "render_html", "fmt", "pct", "verdict_within", "is_nan", "powered", "MIN_TEST_N"]
 
 #: The verdicts, in the order the summary counts them.
 VERDICTS = ("reproduced", "partly", "not reproduced", "not tested")
@@ -54,6 +54,13 @@ PAPERS = (
 #: 95 % normal quantile, rounded (1.96). A verdict whose tolerance is smaller than Z_RESOLVE
 #: standard errors of the number it judges cannot be told from its neighbours by this run.
 Z_RESOLVE = 2.0
+
+#: The fewest queries (or topics) behind a test (paired t, a z-score per topic, Kendall's tau of
+#: orders built from per-query means) whose verdict this page states. The t and z statistics the
+#: papers use are normal approximations of a mean over queries; per-query NDCG/ERR differences are
+#: bounded, skewed and tied at 0, and the central limit theorem's usual rule of thumb for such
+#: means is about 30 (a TREC track, the papers' unit, has 50 topics a year).
+MIN_TEST_N = 30
 
 
 @dataclass(frozen=True)
@@ -157,6 +164,11 @@ class Finding:
             raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {self.verdict!r}")
         if self.power is not None and not isinstance(self.power, Power):
             raise TypeError(f"power must be a Power or None, got {type(self.power).__name__}")
+
+    def with_power(self, power: Power, **rule) -> Finding:
+        """This finding with ``power`` attached and its verdict re-judged by :func:`powered`
+        (``rule``: its ``tol``, ``min_n``, ``why``)."""
+        return powered(self.claim, self.ours, self.verdict, self.reason, self.source, power, **rule)
 
     @property
     def resolves(self) -> str:

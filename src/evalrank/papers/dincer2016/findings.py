@@ -19,13 +19,21 @@ Three parts, each its own stage sub-part (``risk.example``, ``risk.population``,
 
 Every verdict rule and its tolerance is stated in the docstring of the function that makes
 the finding. Our numbers are read from the CSVs; the paper's are typed, with their table.
+
+What each part resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
+worked example is exact (printed values recomputed from the paper's matrix); Table 6's claims rest
+on the population's topics (``population.npz``, written with ``table6.csv``) and are "not tested"
+below :data:`evalrank.papers.common.findings.MIN_TEST_N` topics; Table 7's on the test queries
+(``per_query_ndcg10.csv``), with the standard error of a learner's ΔNDCG@10 against LambdaMART
+recovered from its paired t-test (``|Δ| / t``, ``t`` the quantile of its p on n − 1 degrees of
+freedom): a rank among learners whose means differ by less than 2 se is not resolved.
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from evalrank.papers.common.findings import Finding, fmt
+from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Power, fmt
 
 TITLE = "Dinçer et al. (2016), risk with multiple baselines"
 #: The worked example is on whenever the risk stage is (``risk.example.enabled`` defaults to
@@ -499,5 +507,77 @@ def _significance(ctx) -> Finding:
         source=src)
 
 
+def _example_power(out) -> Power:
+    n = len(out.csv(EXAMPLE[0])) if out.has(EXAMPLE[0]) else None
+    return Power(n=n, unit="printed values", note="recomputed from Table 3's printed matrix: exact, no sampling error")
+
+
+def _population_power(out) -> Power | None:
+    """Topics and systems of the population (``population.npz``, written with ``table6.csv``)."""
+    if not out.has("risk/population/population.npz"):
+        return None
+    import numpy as np
+
+    with np.load(out.path("risk/population/population.npz")) as z:
+        n_sys, n_topics = z["X"].shape
+    pairs = n_sys * (n_sys - 1) / 2
+    return Power(n=n_topics, unit="topics", note=f"{n_sys} systems; Kendall τ over them moves in steps of "
+                                                 f"{fmt(2 / pairs, 2)} (one swapped pair)")
+
+
+def _ddelta_se(t7, n: int):
+    """Standard errors of the learners' ΔNDCG@10 against LambdaMART, from their paired t-tests'
+    p-values: ``|Δ| / t_{n-1}^{-1}(1 - p/2)`` (NaN where p or Δ is missing or 0)."""
+    import numpy as np
+    from scipy import stats
+
+    bm = t7[t7["half"] == "vs BM25"].dropna(subset=["p_vs_reference"])
+    t = stats.t.isf(bm["p_vs_reference"].to_numpy(dtype=float) / 2, max(n - 1, 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.abs(bm["delta_vs_reference"].to_numpy(dtype=float)) / t
+    return se[np.isfinite(se) & (se > 0)]
+
+
+def _learning_power(out) -> Power | None:
+    per_query = "risk/learning/per_query_ndcg10.csv"
+    if not out.has(per_query) or not out.has(LEARNING[0]):
+        return None
+    import numpy as np
+
+    n = len(out.csv(per_query))
+    se = _ddelta_se(out.csv(LEARNING[0]), n)
+    return Power(n=n, unit="test queries", se=float(np.median(se)) if se.size else None,
+                 of="ΔNDCG@10 against LambdaMART", how="median over learners, from the paired t-tests' p")
+
+
+def _mean_rank_resolved(f: Finding, out, power: Power) -> Finding:
+    """Claim 1 asks whether GeoRisk α = 1 has the highest mean NDCG@10: a margin to the best other
+    learner under :data:`Z_RESOLVE` se of a ΔNDCG@10 (the median against LambdaMART, standing in for
+    the se of a difference of two learners on the same queries) cannot tell whether it is first."""
+    if f.verdict == "not tested" or power.se is None:
+        return f
+    bm = out.csv(LEARNING[0])
+    bm = bm[bm["half"] == "vs BM25"].set_index("learner")["mean"]
+    if "georisk_a1" not in bm:
+        return f
+    margin = abs(float(bm.drop("georisk_a1").max() - bm["georisk_a1"]))
+    if margin >= Z_RESOLVE * power.se:
+        return f
+    return Finding(f.claim, f.ours, "not tested",
+                   f"not tested: GeoRisk α = 1's mean is {fmt(margin, 2)} from the best other learner's, under {Z_RESOLVE:g} "
+                   f"se ({fmt(Z_RESOLVE * power.se, 2)}) of a ΔNDCG@10 on {fmt(power.n)} queries: its rank is not "
+                   f"resolved. The numbers alone would read \"{f.verdict}\": {f.reason}", f.source, power)
+
+
 def findings(out) -> list[Finding]:
-    return [_table4(out), _table5(out), *_population(out), *_learning(out)]
+    ex = _example_power(out)
+    items = [f.with_power(ex) for f in (_table4(out), _table5(out))]
+    pp = _population_power(out)
+    why = "a z-score or t over topics is a normal approximation of a mean"
+    items += [f.with_power(pp, min_n=MIN_TEST_N, why=why) if pp is not None else f for f in _population(out)]
+    lp = _learning_power(out)
+    learn = _learning(out)
+    if lp is not None:
+        learn = [f.with_power(lp, min_n=MIN_TEST_N, why=why) for f in learn]
+        learn[0] = _mean_rank_resolved(learn[0], out, lp)
+    return items + learn

@@ -1,0 +1,69 @@
+"""What the Dinçer et al. findings resolve (issue 30 item 2): the population's topics, the test queries
+behind Table 7 and the standard error of a ΔNDCG@10 recovered from its paired t-test; verdicts turn
+"not tested" when the topics or queries are too few or a rank is within 2 se."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evalrank.papers.common.findings import MIN_TEST_N, Outputs
+from evalrank.papers.dincer2016 import findings as dincer
+
+from papers.dincer2016.test_findings import _by_claim, _example, _population, _table7, _write
+
+
+def _per_query(root, n):
+    import pandas as pd
+
+    _write(root, "risk/learning/per_query_ndcg10.csv", pd.DataFrame({"fold": 1, "qid": range(n)}))
+
+
+def _topics(root, n_topics, n_sys=4):
+    p = root / "risk/population/population.npz"
+    np.savez(p, X=np.zeros((n_sys, n_topics)), topics=np.arange(n_topics))
+
+
+def test_ddelta_se_is_the_paired_t_tests_own():
+    """The se recovered from (Δ, p, n) equals the sample se of the differences the test was run on."""
+    rng = np.random.default_rng(np.random.SeedSequence(2016))
+    d = rng.normal(0.004, 0.1, 500)
+    res = stats.ttest_1samp(d, 0.0)
+    import pandas as pd
+
+    t7 = pd.DataFrame([{"half": "vs BM25", "learner": "x", "delta_vs_reference": d.mean(), "p_vs_reference": res.pvalue}])
+    (se,) = dincer._ddelta_se(t7, d.size)
+    assert se == pytest.approx(d.std(ddof=1) / np.sqrt(d.size), rel=1e-6)
+
+
+def test_learning_claims_state_and_need_their_queries(tmp_path):
+    _example(tmp_path)
+    _population(tmp_path)
+    _topics(tmp_path, 50)
+    _table7(tmp_path, p=0.01, geo1_mean=0.52)
+    _per_query(tmp_path, 1000)
+    items = dincer.findings(Outputs(tmp_path))
+    g1 = _by_claim(items, "Table 7: GeoRisk α = 1")
+    assert g1.verdict == "reproduced" and "1,000 test queries" in g1.resolves
+    assert "50 topics" in _by_claim(items, "Table 6, α = 0: URisk").resolves
+    assert "156 printed values" in _by_claim(items, "Table 4").resolves
+    # the same table on fewer queries than MIN_TEST_N
+    _per_query(tmp_path, MIN_TEST_N - 1)
+    few = dincer.findings(Outputs(tmp_path))
+    assert all(f.verdict == "not tested" for f in few if f.claim.startswith(("Table 7", "Sec. 6.2")))
+    assert f"{MIN_TEST_N - 1} test queries cannot resolve" in _by_claim(few, "Table 7 caption").reason
+    # and a population of fewer topics
+    _topics(tmp_path, 12)
+    assert _by_claim(dincer.findings(Outputs(tmp_path)), "Table 6, α = 0: URisk").verdict == "not tested"
+
+
+def test_a_first_place_within_2_se_is_not_resolved(tmp_path):
+    _example(tmp_path)
+    _population(tmp_path)
+    _per_query(tmp_path, 1000)
+    # GeoRisk α = 1 at 0.5095, 0.0005 above GeoRisk α = 5: p = 0.16 for Δ = 0.0029 gives se ~0.002
+    _table7(tmp_path, p=0.16, geo1_mean=0.5095)
+    g1 = _by_claim(dincer.findings(Outputs(tmp_path)), "Table 7: GeoRisk α = 1")
+    assert g1.verdict == "not tested" and "not resolved" in g1.reason and '"reproduced"' in g1.reason
+    # a clear first place stays
+    _table7(tmp_path, p=0.01, geo1_mean=0.52)
+    assert _by_claim(dincer.findings(Outputs(tmp_path)), "Table 7: GeoRisk α = 1").verdict == "reproduced"
