@@ -20,6 +20,16 @@ What the tables hold (built by :func:`evalrank.papers.busafekete2012.report.clai
 - ``ndcg/tool_conventions.csv`` (only when ``ndcg.audit`` is on): today's tools run on crafted
   cases, and the presets of the paper's six tools.
 
+What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
+test queries (``curves.csv``'s ``n_queries``); the identities (claims 1-2) and the crafted tool
+cases are exact; the paired tests (LETOR training, the orderings) are "not tested" below
+:data:`evalrank.papers.common.findings.MIN_TEST_N` queries, and state the standard error of the
+NDCG@10 difference they test, recovered from their t (``ordering.csv``: ``|mean_difference / t|``)
+or p (``claims.csv``: ``|Δ| / t_{n-1}^{-1}(1 - p/2)``); YAHOO training's "slightly better" (by
+``BETTER_TOL``) has no paired test in the outputs: its power line gives the LETOR-training
+tests' se as an order of magnitude, and its verdict is not re-judged (a per-learner paired test of
+YAHOO vs RankLib training in ``claims.csv`` would be needed).
+
 The verdict rules and their tolerances are stated next to each claim below. The paper ran every
 tool with exponential gains (Sec. 5: "we use all metrics with exponential relevance grades"), so
 "the paper's own conventions" are the presets of its tools with exp gain: ``ranklib``, ``letor3``,
@@ -28,9 +38,10 @@ tool with exponential gains (Sec. 5: "we use all metrics with exponential releva
 
 from __future__ import annotations
 
+from dataclasses import replace
 
 from evalrank.papers.busafekete2012.printed import LETOR_GAP, YAHOO_SHIFT
-from evalrank.papers.common.findings import Finding, fmt, is_nan, pct, verdict_within
+from evalrank.papers.common.findings import MIN_TEST_N, Finding, Power, fmt, is_nan, pct, verdict_within
 
 TITLE = "Busa-Fekete et al. (2012), tool differences in NDCG"
 REQUIRES = ("ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv")
@@ -250,6 +261,17 @@ def _letor_training(out, ref: str) -> Finding:
     return Finding(claim, ours, verdict, why.strip(), CLAIMS)
 
 
+def _yahoo_diffs(out, ref: str):
+    """Per learner, ``ref`` NDCG at the largest k trained with YAHOO minus trained with ``ref``
+    (curves.csv); None when either training is missing."""
+    c = out.csv(CURVES)
+    c = c[c["eval_convention"] == ref]
+    wide = c[c["k"] == c["k"].max()].pivot_table(index="learner", columns="train_convention", values="mean")
+    if YAHOO not in wide.columns or ref not in wide.columns:
+        return None
+    return (wide[YAHOO] - wide[ref]).dropna()
+
+
 # -- 3b. training with YAHOO is equal or better -------------------------------------------------
 def _yahoo_training(out, ref: str) -> Finding:
     """Rule (from curves.csv, mean RankLib NDCG@10 over the folds; no paired test is available in
@@ -264,11 +286,10 @@ def _yahoo_training(out, ref: str) -> Finding:
     if c.empty:
         return Finding.not_tested(claim, f"no {ref} curves in this run", CURVES)
     kmax = c["k"].max()
-    c = c[c["k"] == kmax]
-    wide = c.pivot_table(index="learner", columns="train_convention", values="mean")
+    wide = c[c["k"] == kmax].pivot_table(index="learner", columns="train_convention", values="mean")
     if YAHOO not in wide.columns or ref not in wide.columns:
         return Finding.not_tested(claim, "no learner was trained with YAHOO in this run", CURVES)
-    d = (wide[YAHOO] - wide[ref]).dropna()
+    d = _yahoo_diffs(out, ref)
     if d.empty:
         return Finding.not_tested(claim, "no learner was trained with both YAHOO and " + ref, CURVES)
     ours = (f"{ref} NDCG@{int(kmax)} trained with YAHOO − trained with {ref}: "
@@ -497,6 +518,43 @@ def _tools(out) -> Finding:
     return Finding(claim, ours, verdict, why, TOOLS)
 
 
+def _n_queries(out, ref: str):
+    cu = out.csv(CURVES)
+    c = cu[(cu["eval_convention"] == ref) & (cu["train_convention"] == ref)]
+    return int(c["n_queries"].max()) if len(c) and "n_queries" in c else None
+
+
+def _median_se(diff, t):
+    """Median of ``|diff / t|`` over the finite, non-zero ones (None if none)."""
+    import numpy as np
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.abs(np.asarray(diff, dtype=float) / np.asarray(t, dtype=float))
+    se = se[np.isfinite(se) & (se > 0)]
+    return float(np.median(se)) if se.size else None
+
+
+def _powers(out, ref: str):
+    """(exact, training, ordering) :class:`Power` of this run: the identities', the tests of one
+    learner trained two ways (claims.csv's p), the tests of two learners (ordering.csv's t)."""
+    from scipy import stats
+
+    n = _n_queries(out, ref)
+    cl = out.csv(CLAIMS)
+    t = cl[cl["claim"].str.startswith("training with")]
+    t = t.dropna(subset=["p_value"]) if "p_value" in t else t.iloc[:0]
+    se_train = _median_se(t["measured"], stats.t.isf(t["p_value"].to_numpy(float) / 2, max((n or 2) - 1, 1))) \
+        if len(t) and n else None
+    o = out.csv(ORDERING)
+    se_order = _median_se(o["mean_difference"], o["t_statistic"]) if len(o) and "t_statistic" in o else None
+    unit = "test queries"
+    return (Power(n=n, unit=unit, note="an identity: exact, no sampling error"),
+            Power(n=n, unit=unit, se=se_train, of="a learner's NDCG@10 change between training tools",
+                  how="median, from the paired t-tests' p"),
+            Power(n=n, unit=unit, se=se_order, of="the NDCG@10 difference of two learners",
+                  how="median, ordering.csv's paired t-tests"))
+
+
 def findings(out):
     ref = _reference(out)
     items = [_yahoo_shift(out, ref), _letor_collapse(out, ref), _letor_training(out, ref),
@@ -506,4 +564,15 @@ def findings(out):
         f = items[0]
         src = f.source if CURVES in f.source else f"{f.source}, {CURVES}"
         items[0] = Finding(f.claim, f.ours, f.verdict, data + " " + f.reason, src)
+    exact, train, order = _powers(out, ref)
+    why = "a paired t-test is a normal approximation of a mean over queries"
+    items[0], items[1] = items[0].with_power(exact), items[1].with_power(exact)
+    items[2] = items[2].with_power(train, min_n=MIN_TEST_N, why=why)
+    # YAHOO training: only a non-zero difference has a sampling error (0 = the same model)
+    # YAHOO training: the outputs hold no paired test of it, so its differences' se is not known; the
+    # LETOR-training tests' se stands in as an order of magnitude, stated but not judged by
+    items[3] = items[3].with_power(replace(train, note="no paired test of YAHOO training in the outputs: the se is "
+                                                       "the LETOR-training tests', an order of magnitude"))
+    items[4:7] = [f.with_power(order, min_n=MIN_TEST_N, why=why) for f in items[4:7]]
+    items[7] = items[7].with_power(Power(note="today's tools on crafted cases: exact, no sampling error"))
     return items
