@@ -28,6 +28,10 @@ def config_problems(config: dict) -> list[tuple[str, str]]:
     if 0 < camp["repetitions"] < act["shards"]:
         problems.append(("active.campaign.repetitions", f"{camp['repetitions']} is below active.shards "
                          f"({act['shards']}): a shard would have no campaign"))
+    missing = [m for m in act["calibrated"] if m not in config["models"]["names"]]
+    if missing:
+        problems.append(("active.calibrated", f"{missing} not in models.names: a calibrated Fig. 1 experiment needs "
+                         "its model trained"))
     if ts["base"] in ts["sizes"]:
         problems.append(("active.train_sizes.sizes", f"must not contain the base size {ts['base']}"))
     if act["enabled"]:

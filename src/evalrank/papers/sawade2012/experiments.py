@@ -35,6 +35,10 @@ from evalrank.papers.sawade2012.printed import SAVINGS, saving_label
 __all__ = ["Experiment", "experiments", "true_losses", "drop_documents", "dcg_document_residuals",
            "setup_experiment", "setup_file", "find_experiment", "errors", "savings_row", "PAPER_SAVINGS"]
 
+#: Name suffix of the twin of a Fig. 1 experiment whose label model is the query-level random effect
+#: (:mod:`evalrank.papers.sawade2012.calibrated`).
+CALIBRATED_SUFFIX = "_calibrated"
+
 #: Savings reported by Sawade et al. (Sec. 5) at the reference budget, as savings.csv prints them.
 PAPER_SAVINGS = {name: saving_label(lo, hi) for name, (lo, hi) in SAVINGS.items()}
 
@@ -51,6 +55,13 @@ class Experiment:
     b: str | None = None
     b_drop: float = 0.0
     train_pairs: int | None = None
+    calibrated: bool = False
+
+    @property
+    def base(self) -> str:
+        """The experiment whose truth, costs and random streams a calibrated twin shares (itself
+        otherwise)."""
+        return self.name[:-len(CALIBRATED_SUFFIX)] if self.calibrated else self.name
 
     @property
     def metric(self) -> str:
@@ -62,13 +73,15 @@ class Experiment:
 
 
 def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None, sizes=(),
-                base_model: str | None = None) -> list[Experiment]:
+                base_model: str | None = None, calibrated=()) -> list[Experiment]:
     """The paper's experiments that the trained models allow, in figure order.
 
     ``sizes`` (with ``base_pairs``) add Fig. 3 centre/right: an RF trained on
     ``base_pairs`` pairs (prediction name ``base_model``, default ``rf_n{base}``;
     the workflow passes ``rf`` when the model stage's RF has that size) against
-    RFs trained on each size (``rf_n{size}``).
+    RFs trained on each size (``rf_n{size}``). ``calibrated`` (models, active.calibrated) adds,
+    last, ``fig1_<model>_calibrated`` for each of them that has a Fig. 1 experiment: the same
+    estimate with q* from the calibrated label model (:mod:`evalrank.papers.sawade2012.calibrated`).
     """
     have = set(model_names)
     out = []
@@ -86,6 +99,11 @@ def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None
         base = base_model or f"rf_n{int(base_pairs)}"
         for n in sizes:
             out.append(Experiment(f"fig3_train_size_{int(n)}", "compare", f"rf_n{int(n)}", base, train_pairs=int(n)))
+    if isinstance(calibrated, str):
+        raise TypeError("calibrated must be a list of model names, got a str")
+    for m in calibrated:
+        if m in have and m in ("rf", "ordered_logit"):
+            out.append(Experiment(f"fig1_{m}{CALIBRATED_SUFFIX}", "estimate", m, calibrated=True))
     return out
 
 
@@ -192,29 +210,35 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     return out
 
 
-def find_experiment(name: str, models, *, drop: float, base_pairs, base_model=None, sizes=()) -> Experiment:
+def find_experiment(name: str, models, *, drop: float, base_pairs, base_model=None, sizes=(),
+                    calibrated=()) -> Experiment:
     """The experiment ``name`` of :func:`experiments` (ValueError naming the choices otherwise)."""
     exps = {e.name: e for e in experiments(models, drop=drop, base_pairs=base_pairs, sizes=sizes or (),
-                                           base_model=base_model)}
+                                           base_model=base_model, calibrated=calibrated or ())}
     if name not in exps:
         raise ValueError(f"experiment must be one of {sorted(exps)}, got {name!r}")
     return exps[name]
 
 
 def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, sizes, predictions: dict, pool,
-               cost_feature, measures, max_grade: int, seed: int, fold: int, output, log=None) -> None:
+               cost_feature, measures, max_grade: int, seed: int, fold: int, output, log=None, calibrated=(),
+               vali_predictions: dict | None = None) -> None:
     """q* of every method, the costs and the truth of the experiment named ``experiment``
     (:func:`find_experiment` with ``models``, ``drop``, ``base_pairs``, ``base_model``, ``sizes``)
     and one fold (:func:`setup_experiment`; Sec. 5) from the pool predictions (``predictions``: name -> .npz)
     and the pool partitions (``pool``: .npz paths in prediction order) -> ``output`` (setup.npz).
     ``cost_feature``: 1-based feature id of the document length (None: every query costs one unit).
-    Timings go to ``log`` only, so the file is byte-identical across runs."""
+    Timings go to ``log`` only, so the file is byte-identical across runs. A calibrated experiment
+    (``calibrated``: the models of active.calibrated) also needs ``vali_predictions`` (name -> .npz:
+    the model's predictions on the fold's validation queries, where the label model is fitted;
+    :func:`evalrank.papers.sawade2012.calibrated.calibrate_setup`)."""
     import json
 
     from evalrank import io
     from evalrank.data.collection import Collection
 
-    exp = find_experiment(experiment, models, drop=drop, base_pairs=base_pairs, base_model=base_model, sizes=sizes)
+    exp = find_experiment(experiment, models, drop=drop, base_pairs=base_pairs, base_model=base_model, sizes=sizes,
+                          calibrated=calibrated)
     preds = {name: io.load_arrays(path) for name, path in predictions.items()}
     missing = [m for m in exp.models if m not in preds]
     if missing:
@@ -231,6 +255,14 @@ def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, 
     out = setup_experiment(exp, preds, lengths, measures, seed=seed, fold=fold, max_grade=max_grade)
     meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": fold,
             "measures": list(measures), "train_pairs": exp.train_pairs}
+    if exp.calibrated:
+        from evalrank.papers.sawade2012.calibrated import calibrate_setup
+
+        vali = {name: io.load_arrays(path) for name, path in (vali_predictions or {}).items()}
+        if exp.a not in vali:
+            raise ValueError(f"experiment {exp.name} needs --vali-predictions of {exp.a!r} (its validation queries)")
+        out.update(calibrate_setup(out, preds[exp.a], vali[exp.a], measures, max_grade=max_grade))
+        meta.update(calibrated=True, base=exp.base)
     secs = {k[len("seconds_"):]: round(float(out.pop(k)), 3) for k in [k for k in out if k.startswith("seconds_")]}
     io.save_arrays(output, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
     if log is not None:

@@ -262,7 +262,8 @@ def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, see
     (:func:`evalrank.papers.sawade2012.campaignstudy.simulate_campaigns`; none when
     ``campaign_repetitions`` is 0) -> ``output`` (shard<k>.npz). Repetition ``r`` draws from
     ``seeds.rng(seed, "active-mc", experiment, fold, measure, method, r)``, so shards merge to the
-    same arrays for any shard count."""
+    same arrays for any shard count; a calibrated twin (:mod:`evalrank.papers.sawade2012.calibrated`)
+    uses its base experiment's streams and has no campaign study."""
     import json
     import time
 
@@ -279,8 +280,11 @@ def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, see
     t0 = time.perf_counter()
     jobs = [(m, method) for m in meta["measures"] for method in METHODS]
     for m, method in progress(jobs, desc=f"{meta['experiment']} fold {meta['fold']} shard {shard}", unit="curve"):
+        # a calibrated twin draws the uniforms of its base experiment (common random numbers: passive
+        # and active_uniD, whose q it shares, repeat the base's runs exactly)
         sim = simulate(setup[f"q_{m}_{method}"], setup["costs"], setup[f"values_{m}"], budgets, seed=seed,
-                       stream=("active-mc", meta["experiment"], meta["fold"], m, method), repetitions=reps)
+                       stream=("active-mc", meta.get("base", meta["experiment"]), meta["fold"], m, method),
+                       repetitions=reps)
         for k in ("estimate", "n", "spent", "stop"):
             out[f"{k}_{m}_{method}"] = sim[k]
         out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
@@ -303,7 +307,7 @@ def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilo
     from evalrank.papers.sawade2012.campaignstudy import in_campaign_study, simulate_campaigns
     from evalrank.progress import progress
 
-    if not (campaign_repetitions and in_campaign_study(meta["experiment"])):
+    if not (campaign_repetitions and in_campaign_study(meta["experiment"])) or meta.get("calibrated"):
         return {}
     creps = shard_range(campaign_repetitions, shard, shards)
     out = {"campaign_repetition": np.asarray(creps, dtype=np.int64),

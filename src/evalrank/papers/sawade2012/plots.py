@@ -40,6 +40,9 @@ METHOD_STYLES = {
                     "zorder": 3},
     "active_uniC": {"label": r"active$_{\mathrm{uniC}}$", "color": "#009E73", "ls": ":", "marker": "v",
                     "zorder": 4},
+    # Fig. 1's calibrated twin (evalrank.papers.sawade2012.calibrated), drawn in its base panel
+    "active_calibrated": {"label": "active, calibrated label model", "color": "#D55E00", "ls": "-", "marker": "D",
+                          "zorder": 6},
 }
 
 #: y-axis label per error metric.

@@ -430,11 +430,23 @@ def _campaign_cell(parts) -> dict:
 
 
 def _error_figures(curves, costs, out: Path, train_size_budget: float) -> None:
-    """Figs. 1-3 (and Fig. 3 right, the training-size series) of every measure."""
+    """Figs. 1-3 (and Fig. 3 right, the training-size series) of every measure; Fig. 1 draws a
+    calibrated twin's ``active`` curve as ``active_calibrated`` in its base experiment's panel."""
+    import pandas as pd
+
     from evalrank.papers.sawade2012.plots import plot_error_curves, plot_train_size
+
+    from evalrank.papers.sawade2012.experiments import CALIBRATED_SUFFIX
 
     exps = list(dict.fromkeys(curves["experiment"]))
     sizes = [e for e in exps if e.startswith("fig3_train_size_")]
+    twins = [e for e in exps if e.startswith("fig1_") and e.endswith(CALIBRATED_SUFFIX)]
+    exps = [e for e in exps if e not in twins]
+    if twins:  # a twin's active curve goes into its base experiment's panel
+        extra = curves[curves["experiment"].isin(twins) & (curves["method"] == "active")].copy()
+        extra["experiment"] = extra["experiment"].str[:-len(CALIBRATED_SUFFIX)]
+        extra["method"] = "active_calibrated"
+        curves = pd.concat([curves[~curves["experiment"].isin(twins)], extra], ignore_index=True)
     for m in sorted(set(curves["measure"])):
         fig1 = [e for e in exps if e.startswith("fig1_")]
         if fig1:
@@ -456,8 +468,10 @@ def summary_files(*, setups, shards, reference_budget: float, train_size_budget:
     """Merge the Monte Carlo shards of every experiment and fold (Sec. 5) -> in ``out_dir``:
     ``curves.csv`` (:func:`summarize`), ``savings.csv`` (:func:`savings_table`, the savings Sec. 5
     reports), Figs. 1-3 and the costs figure, ``coverage.csv`` (:func:`coverage_table`),
-    ``campaign_coverage.csv`` (:func:`campaign_table`) with ``coverage.png``, and
-    ``label_model_check.csv`` (:func:`label_model_table`)."""
+    ``campaign_coverage.csv`` (:func:`campaign_table`) with ``coverage.png``,
+    ``label_model_check.csv`` (:func:`label_model_table`) and ``label_model_split.csv``
+    (:func:`evalrank.papers.sawade2012.calibrated.split_table`; no rows without a calibrated experiment).
+    A calibrated twin's curves are drawn in its base experiment's Fig. 1 panel."""
     from evalrank.papers.sawade2012.plots import plot_campaign_coverage, plot_costs, plot_coverage
 
     say = log or (lambda message: None)
@@ -490,3 +504,9 @@ def summary_files(*, setups, shards, reference_budget: float, train_size_budget:
     lm = label_model_table(setups)
     io.write_table(lm, out / "label_model_check.csv")
     say("label-model check:\n" + lm.to_string(index=False))
+    from evalrank.papers.sawade2012.calibrated import split_table
+
+    split = split_table(setups)
+    io.write_table(split, out / "label_model_split.csv")
+    if len(split):
+        say("label-model variance split (calibrated experiments):\n" + split.to_string(index=False))

@@ -20,7 +20,9 @@ def cmd_active_setup(a):
 
     setup_file(a.experiment, models=a.models, drop=a.drop, base_pairs=a.base_pairs, base_model=a.base_model,
                sizes=a.sizes, predictions=named_paths(a.predictions, "--predictions"), pool=a.pool, cost_feature=a.cost_feature,
-               measures=a.measures, max_grade=a.max_grade, seed=a.seed, fold=a.fold, output=a.output, log=_log)
+               measures=a.measures, max_grade=a.max_grade, seed=a.seed, fold=a.fold, output=a.output, log=_log,
+               calibrated=a.calibrated or (),
+               vali_predictions=named_paths(a.vali_predictions, "--vali-predictions") if a.vali_predictions else None)
 
 
 def cmd_active_mc(a):
@@ -61,6 +63,12 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--max-grade", type=int, required=True, help="highest relevance grade (dataset.max_grade)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--fold", type=int, required=True, help="the fold whose models and pool these are")
+    s.add_argument("--calibrated", nargs="*",
+                   help="models whose Fig. 1 experiment has a calibrated twin, fig1_<model>_calibrated "
+                        "(active.calibrated; default: none)")
+    s.add_argument("--vali-predictions", nargs="*",
+                   help="name=path of the model's predictions on the fold's validation queries (a calibrated "
+                        "experiment's label model is fitted there; default: none, which a calibrated experiment refuses)")
     s.add_argument("--output", required=True, help="setup.npz")
 
     s = add_command(sub, "active-mc", cmd_active_mc, "Monte Carlo of Algorithm 1: one shard of the repetitions")

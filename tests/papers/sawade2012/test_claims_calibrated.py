@@ -1,0 +1,74 @@
+"""The calibrated label model's claims (evalrank.papers.sawade2012.claims_calibrated) on crafted tables:
+the numbers shown are the CSVs', the verdicts flip at their thresholds, a missing table or an empty
+split gives 'not tested', and a small pool is not judged."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from evalrank.papers.common.findings import Outputs
+from evalrank.papers.sawade2012 import claims_calibrated as cc
+from evalrank.papers.sawade2012.calibrated import SPLIT_COLUMNS
+
+
+def _write(tmp_path, *, cal_dcg_ratio=1.12, cal_err_ratio=0.93, dcg_paper=-0.02, dcg_cal=0.08, err_cal=0.14,
+           queries=1000):
+    act = tmp_path / "active"
+    act.mkdir(parents=True, exist_ok=True)
+    split = pd.DataFrame([
+        ["fig1_rf_calibrated", "err", queries, 0.033, 0.0463, 1.408, 0.0412, 1.253, 0.0051, 0.155, 125, 1.79, 0.95,
+         0.0556, cal_err_ratio, 0.846, 0.847, 0.457],
+        ["fig1_rf_calibrated", "dcg", queries, 34.77, 394.2, 11.34, 42.97, 1.236, 351.2, 10.1, 125, 10.72, 0.2266,
+         351.7, cal_dcg_ratio, 1.042, 0.898, 0.540],
+    ], columns=SPLIT_COLUMNS)
+    split.to_csv(act / "label_model_split.csv", index=False)
+    savings = pd.DataFrame([
+        ["fig1_rf", "err", 300, 0.0095, 256.0, 0.146, "20%"],
+        ["fig1_rf", "dcg", 300, 1.05, 300 * (1 - dcg_paper), dcg_paper, "20%"],
+        ["fig1_rf_calibrated", "err", 300, 0.0095, 300 * (1 - err_cal), err_cal, ""],
+        ["fig1_rf_calibrated", "dcg", 300, 1.05, 300 * (1 - dcg_cal), dcg_cal, ""],
+    ], columns=["experiment", "measure", "reference_budget", "passive_error", "active_budget_needed", "saving",
+                "paper_saving"])
+    savings.to_csv(act / "savings.csv", index=False)
+    curves = pd.DataFrame([[e, m, "active", 300.0, 5000] for e in ("fig1_rf", "fig1_rf_calibrated")
+                           for m in ("err", "dcg")], columns=["experiment", "measure", "method", "budget", "n_runs"])
+    curves.to_csv(act / "curves.csv", index=False)
+    return Outputs(tmp_path)
+
+
+def test_numbers_come_from_the_tables(tmp_path):
+    cal, dcg = cc.calibrated_findings(_write(tmp_path))
+    assert cal.verdict == "reproduced"
+    assert "`fig1_rf_calibrated` DCG: 11.3 → 1.12 (ρ = 0.23)" in cal.ours
+    assert "within-document 1.24, cross-document 10.1" in cal.reason
+    assert dcg.verdict == "reproduced"
+    assert dcg.ours == "paper's model: DCG −2.0 %, ERR 14.6 %; calibrated: DCG 8.0 %, ERR 14.0 %"
+    assert "perfect label model (q* from each query's true |L - R|) 46.0 %" in dcg.reason
+    assert "calibrated 10.2 %" in dcg.reason and "paper's model −4.2 %" in dcg.reason
+
+
+@pytest.mark.parametrize("dcg_ratio,err_ratio,want", [(1.12, 0.93, "reproduced"), (1.6, 0.93, "partly"),
+                                                     (1.6, 0.6, "not reproduced"), (0.66, 1.5, "partly")])
+def test_calibration_verdict_flips_at_the_band(tmp_path, dcg_ratio, err_ratio, want):
+    assert cc.calibrated_findings(_write(tmp_path, cal_dcg_ratio=dcg_ratio, cal_err_ratio=err_ratio))[0].verdict == want
+
+
+@pytest.mark.parametrize("dcg_paper,dcg_cal,err_cal,want", [
+    (-0.02, 0.08, 0.14, "reproduced"), (-0.02, 0.07, 0.14, "reproduced"), (-0.02, 0.069, 0.14, "partly"),
+    (-0.02, -0.01, 0.14, "partly"), (-0.02, -0.03, 0.14, "not reproduced"), (0.05, 0.04, 0.14, "not reproduced")])
+def test_dcg_verdict_flips_at_half_of_err(tmp_path, dcg_paper, dcg_cal, err_cal, want):
+    out = _write(tmp_path, dcg_paper=dcg_paper, dcg_cal=dcg_cal, err_cal=err_cal)
+    assert cc.calibrated_findings(out)[1].verdict == want
+
+
+def test_small_pool_and_missing_tables_are_not_tested(tmp_path):
+    small = cc.calibrated_findings(_write(tmp_path / "small", queries=68))
+    assert small[1].verdict == "not tested" and "68" in small[1].reason
+    assert small[0].verdict == "reproduced"  # the calibration on the pool is measured, not a saving
+    none = cc.calibrated_findings(Outputs(tmp_path / "nothing"))
+    assert [f.verdict for f in none] == ["not tested"]
+    out = _write(tmp_path / "empty")
+    pd.DataFrame(columns=SPLIT_COLUMNS).to_csv(tmp_path / "empty" / "active" / "label_model_split.csv", index=False)
+    empty = cc.calibrated_findings(out)
+    assert [f.verdict for f in empty] == ["not tested"] and "active.calibrated" in empty[0].reason
