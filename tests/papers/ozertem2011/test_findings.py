@@ -15,7 +15,7 @@ def _write(root, name, df):
     df.to_csv(d / name, index=False)
 
 
-def _tables(root, *, hybrid=1.0339, ia0=0.3710, smoothed_r=0.8332, cov=0.70, cov_exp=0.90, full_call="?",
+def _tables(root, *, hybrid=1.0339, ia0=0.3710, smoothed_r=0.8332, cov=0.70, cov_exp=0.96, full_call="?",
             cj0=0.2830):
     _write(root, "table2.csv", pd.DataFrame({
         "statistic": ["mean", "mean", "var"], "grade": ["P", "G", "B"], "ours": [3.478114, 1.916856, 0.636396],
@@ -112,8 +112,10 @@ def test_numbers_are_the_tables_and_verdicts(tmp_path):
     (dict(cj0=0.40), "Table 6", "partly", "not reproduced"),
     (dict(full_call="+"), "Table 7", "not reproduced", "partly"),
     (dict(smoothed_r=0.95), "Sec. 5.2.2 / Fig. 8", "partly", "reproduced"),
-    (dict(cov=0.93), "Secs. 3.1", "partly", "reproduced"),
+    (dict(cov=0.97), "Secs. 3.1", "partly", "reproduced"),
+    (dict(cov=0.93), "Secs. 3.1", "partly", "not tested"),      # within 2 binomial se (5.5 %) of 90 % on 120 tests
     (dict(cov_exp=0.80), "Secs. 3.1", "partly", "not reproduced"),
+    (dict(cov_exp=0.90), "Secs. 3.1", "partly", "not tested"),  # the editorial-scale coverage at the threshold
 ])
 def test_verdicts_flip(tmp_path, kw, claim, before, after):
     _tables(tmp_path / "a")
