@@ -72,3 +72,21 @@ def test_small_pool_and_missing_tables_are_not_tested(tmp_path):
     pd.DataFrame(columns=SPLIT_COLUMNS).to_csv(tmp_path / "empty" / "active" / "label_model_split.csv", index=False)
     empty = cc.calibrated_findings(out)
     assert [f.verdict for f in empty] == ["not tested"] and "active.calibrated" in empty[0].reason
+
+
+def test_the_dcg_claim_states_the_saving_monte_carlo_error(tmp_path):
+    from evalrank.papers.sawade2012.findings import saving_se
+
+    out = _write(tmp_path)
+    rows = []
+    for e in ("fig1_rf", "fig1_rf_calibrated"):
+        for m in ("err", "dcg"):
+            for method, errs in (("passive", (1.5, 1.0)), ("active", (1.2, 0.9))):
+                for b, err in zip((100.0, 300.0), errs):
+                    rows.append([e, m, method, b, 5000, err, 0.01])
+    pd.DataFrame(rows, columns=["experiment", "measure", "method", "budget", "n_runs", "mean_error", "se"]).to_csv(
+        tmp_path / "active" / "curves.csv", index=False)
+    want = saving_se([100.0, 300.0], [1.5, 1.0], [0.01, 0.01], [1.2, 0.9], [0.01, 0.01], 300.0)
+    dcg = cc.calibrated_findings(out)[1]
+    assert dcg.power.se == pytest.approx(want) and want > 0
+    assert "calibrated DCG saving ±" in dcg.resolves and "5,000 Monte Carlo repetitions" in dcg.resolves

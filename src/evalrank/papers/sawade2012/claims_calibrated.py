@@ -76,6 +76,26 @@ def _saving(savings, exp, m):
     return float("nan") if r.empty else float(r["saving"].iloc[0])
 
 
+def _saving_se(savings, curves, exp) -> float:
+    """Monte Carlo standard error of ``exp``'s DCG saving (sawade2012.findings.saving_se on the
+    passive and active curves); NaN where the curves lack what it needs."""
+    from evalrank.papers.sawade2012.findings import saving_se
+
+    row = savings[(savings.experiment == exp) & (savings.measure == "dcg")]
+    g = curves[(curves.experiment == exp) & (curves.measure == "dcg") & curves.method.isin(["passive", "active"])]
+    if row.empty or g.empty or not {"mean_error", "se"} <= set(g.columns):
+        return float("nan")
+    mean = g.pivot(index="budget", columns="method", values="mean_error").sort_index()
+    se = g.pivot(index="budget", columns="method", values="se").sort_index()
+    if mean.shape[1] < 2 or mean.isna().any().any() or se.isna().any().any():
+        return float("nan")
+    try:
+        return saving_se(mean.index.to_numpy(dtype=float), mean["passive"], se["passive"], mean["active"],
+                         se["active"], float(row["reference_budget"].iloc[0]))
+    except ValueError:  # the reference budget is not on the curves' grid
+        return float("nan")
+
+
 def _dcg(savings, curves, split) -> list[Finding]:
     out = []
     for twin in dict.fromkeys(split["experiment"]):
@@ -105,8 +125,10 @@ def _dcg(savings, curves, split) -> list[Finding]:
                   "calibrated and the perfect model is how well the model tells *which* queries deviate, not how "
                   "much they do.")
         runs = curves[(curves.experiment == twin) & (curves.measure == "dcg")]["n_runs"]
+        se = _saving_se(savings, curves, twin)
         power = Power(n=int(oracle["queries"].iloc[0]) if not oracle.empty else None, unit="queries in the pool",
-                       repetitions=int(runs.min()) if len(runs) else None)
+                      repetitions=int(runs.min()) if len(runs) else None, se=None if is_nan(se) else se,
+                      of="calibrated DCG saving", how="delta method on curves.csv", percent=True)
         out.append(_finding(f"{DCG_CLAIM} (`{base}`)", ours, verdict, reason, f"{SAVINGS}, {SPLIT}", power,
                             min_pool=True))
     return out
