@@ -98,7 +98,9 @@ class Power:
         return float("nan") if self.se is None or is_nan(float(self.se)) else Z_RESOLVE * float(self.se)
 
     def _num(self, x) -> str:
-        return pct(x, 1) if self.percent else fmt(x)
+        if not self.percent:
+            return fmt(x)
+        return pct(x, 1) if abs(float(x)) >= 0.001 else f"{fmt(100 * float(x), 2)} %"
 
     def text(self) -> str:
         """One line: e.g. "68 queries in the pool; 5,000 campaigns; ERR saving ± 1.2 % (1 se, delta

@@ -52,6 +52,15 @@ Verdict rules (tolerances):
   most ``SETTLED`` (0.02) over the last size step; both / one / none. Fig. 3 (cannot
   distinguish): random within ``APART`` of the lower trained ranker = reproduced, else not
   reproduced.
+
+What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
+limits, the list length n and the R samples with the largest standard error of a mean relative to
+its limit (``gaps.csv``), "not tested" when 2 of them exceed ``TOL_REL``; the shares, R samples
+and the binomial se at ½ (``COIN`` is 3 of them at R = 100), "not tested" when 2 se exceed
+``COIN``; the rate, R (the outputs hold no se of γ); Sec. 4, the queries per list with the largest
+se of a ranker's mean, "not tested" below
+:data:`evalrank.papers.common.findings.MIN_TEST_N` queries (the se of a difference of two rankers
+on the same queries is not in ``lists.csv``: the rules' ``CLOSE`` and ``APART`` are not re-judged).
 """
 
 from __future__ import annotations
@@ -60,7 +69,7 @@ import math
 import re
 from types import SimpleNamespace
 
-from evalrank.papers.common.findings import Finding, fmt, pct
+from evalrank.papers.common.findings import MIN_TEST_N, Finding, Power, fmt, pct
 
 TITLE = "Wang et al. (2013), NDCG as lists grow"
 LIMITS = "theory/limits.csv"
@@ -566,7 +575,59 @@ def _fig3_rule(c) -> tuple[str, str, str]:
     return "", verdict, reason
 
 
+def _powers(out, theorem=None):
+    """(limits, shares, rate) :class:`Power` of the simulation: list length, R, standard errors; the
+    limits' se is the largest se of a mean relative to its limit (of ``theorem``'s rows if given)."""
+    g, n = _sized(out.csv(GAPS))
+    if theorem is not None and (g["theorem"].astype(str) == theorem).any():
+        g = g[g["theorem"].astype(str) == theorem]
+    R = int(g["R"].max())
+    lim = g["limit"].astype(float).abs()
+    rel_se = float((g["se"] / lim.where(lim > 0)).max())
+    unit = "documents per list (the largest n)"
+    return (Power(n=n, unit=unit, repetitions=R, se=rel_se, of="a mean relative to its limit",
+                  how="the largest at the largest n", percent=True),
+            Power(n=n, unit=unit, repetitions=(Rd := int(out.csv(DIST)["R"].min())), se=0.5 / math.sqrt(max(Rd, 1)),
+                  of="a share", how="binomial at ½"),
+            Power(n=n, unit=unit, repetitions=R, note="the outputs hold no se of the fitted γ"))
+
+
+def _lists_power(out):
+    if not out.has(LISTS):
+        return None
+    d = out.csv(LISTS)
+    d = d[d["n"] == d["n"].max()]
+    return Power(n=int(d["queries"].min()), unit="queries per list", se=float(d["se"].max()),
+                 of="a ranker's mean", how="the largest at the largest n",
+                 note="the se of two rankers' difference on the same queries is not in lists.csv")
+
+
 def findings(out):
+    items = _findings(out)
+    limits, shares, rate = _powers(out)
+    n_lim = len(ROWS)  # ROWS[:1], the rate, ROWS[1:]
+    out_items = []
+    for i, f in enumerate(items):
+        if f.verdict == "not tested" and f.power is None and f.ours == "—":
+            out_items.append(f)
+        elif i == 1:
+            out_items.append(f.with_power(rate))
+        elif i <= n_lim:
+            theorem = ROWS[0 if i == 0 else i - 1][0]
+            out_items.append(f.with_power(_powers(out, theorem)[0], tol=TOL_REL))
+        elif i == n_lim + 1:  # no limit: per-sample SDs
+            out_items.append(f.with_power(Power(n=limits.n, unit=limits.unit, repetitions=limits.repetitions,
+                                                note="per-sample SDs (se·√R)")))
+        elif i <= n_lim + 6:  # the shares: distinguish x2, coin, borderline, equal
+            out_items.append(f.with_power(shares, tol=COIN))
+        else:
+            lp = _lists_power(out)
+            out_items.append(f.with_power(lp, min_n=MIN_TEST_N, why="a mean over queries is a normal "
+                                                                       "approximation") if lp is not None else f)
+    return out_items
+
+
+def _findings(out):
     items = [_limit_finding(out, th, claim) for th, claim in ROWS[:1]]
     items.append(_rate_finding(out))
     items += [_limit_finding(out, th, claim) for th, claim in ROWS[1:]]

@@ -1,0 +1,50 @@
+"""What the Wang et al. findings resolve (issue 30 item 2): list length, R samples, the se of a mean
+relative to its limit and of a share; verdicts turn "not tested" when R shrinks or the queries of
+Sec. 4 are too few."""
+
+import pandas as pd
+import pytest
+
+from evalrank.papers.common.findings import MIN_TEST_N, Outputs
+from evalrank.papers.wang2013 import findings as wang
+from papers.wang2013.test_findings import by_claim, write
+
+
+def _rewrite(out, rel, **cols):
+    """Change columns of a written table; returns fresh Outputs (an Outputs caches what it read)."""
+    p = out.root / rel
+    t = pd.read_csv(p)
+    for k, f in cols.items():
+        t[k] = f(t)
+    t.to_csv(p, index=False)
+    return Outputs(out.root)
+
+
+def test_limit_power_is_the_largest_relative_se(tmp_path):
+    out = write(tmp_path)
+    f = by_claim(wang.findings(out), "Theorems 3, 10")
+    g = pd.read_csv(out.root / "theory/gaps.csv")
+    g = g[g.theorem == "Theorems 3, 10"]
+    assert f.power.se == pytest.approx((g["se"] / g["limit"]).max()) and f.power.repetitions == 100
+    assert f.verdict == "reproduced"
+
+
+def test_fewer_samples_make_the_limits_and_shares_not_tested(tmp_path):
+    out = write(tmp_path)
+    # se 100x larger: 2 se of poly:0.5's mean = 2 x 0.01 x 100 / 10 / 0.7 ~ 29 % > the 2 % tolerance
+    out = _rewrite(out, "theory/gaps.csv", se=lambda t: t["se"] * 100)
+    f = by_claim(wang.findings(out), "Theorems 3, 10")
+    assert f.verdict == "not tested" and "exceed the tolerance 2.0 %" in f.reason
+    # R = 16: a share's se at ½ is 0.125, 2 se = 0.25 > COIN = 0.15
+    out = _rewrite(out, "theory/distinguishability.csv", R=lambda t: 16)
+    items = wang.findings(out)
+    assert by_claim(items, "Theorem 2, Definition 3").verdict == "not tested"
+    assert "± 0.125" in by_claim(items, "Theorem 2, Definition 3").resolves
+
+
+def test_lists_need_their_queries(tmp_path):
+    out = write(tmp_path)
+    assert by_claim(wang.findings(out), "Fig. 2").resolves.startswith("40 queries per list")
+    out = _rewrite(out, "theory/lists.csv", queries=lambda t: MIN_TEST_N - 1)
+    f = by_claim(wang.findings(out), "Fig. 2")
+    assert f.verdict == "not tested" and f"{MIN_TEST_N - 1} queries per list cannot resolve" in f.reason
