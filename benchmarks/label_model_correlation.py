@@ -70,6 +70,8 @@ def rows_for(name: str, root: Path, models=("rf", "ordered_logit"), measures=("d
             for tag, mean, var in (("independent", mean0, var0), ("calibrated", mean1, var1)):
                 q = instrumental(var + (mean - mean.mean()) ** 2, costs)
                 row[f"budget_factor_{tag}"] = _budget_factor(q, values, costs)
+            row["budget_factor_true_variance"] = _budget_factor(
+                instrumental((values - mean0) ** 2 + (mean0 - mean0.mean()) ** 2, costs), values, costs)
             d = np.abs(values - values.mean())
             row["budget_factor_oracle"] = _budget_factor(instrumental(d * d, costs), values, costs)
             out.append(row)

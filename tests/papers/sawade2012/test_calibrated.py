@@ -144,6 +144,16 @@ def test_twin_reuses_the_base_streams_and_summary_appends_its_rows(stage):
         assert row.ratio == pytest.approx(want["ratio_squared_error"], rel=1e-5)
         assert row.realized_cross > 0  # the planted correlation
         assert row.calibrated_ratio < row.ratio
+        base = io.load_arrays(setups[0])
+        v, c, m0 = base[f"values_{row.measure}"], base["costs"], base[f"pred_mean_{row.measure}"]
+        # the best variance model: each query's true squared error around the paper's mean, with eq. 11's
+        # objective over the true losses (Theorem 1: n Var x expected cost per draw, relative to passive)
+        q = np.sqrt(((v - m0) ** 2 + (m0 - m0.mean()) ** 2) / c)
+        q /= q.sum()
+        d2 = (v - v.mean()) ** 2
+        want = (d2 / (len(v) ** 2 * q)).sum() * np.dot(q, c) / (d2.mean() * c.mean())
+        assert row.budget_factor_true_variance == pytest.approx(want, rel=1e-5)
+        assert row.budget_factor_oracle <= row.budget_factor_true_variance
     lm = pd.read_csv(both / "label_model_check.csv").set_index(["experiment", "measure"])
     for row in split.itertuples():
         assert lm.loc[("fig1_rf_calibrated", row.measure), "ratio"] == pytest.approx(row.calibrated_ratio, rel=1e-5)

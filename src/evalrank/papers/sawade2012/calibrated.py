@@ -77,7 +77,7 @@ def calibrate_setup(setup: dict, pool: dict, vali: dict, measures, *, max_grade:
 SPLIT_COLUMNS = ["experiment", "measure", "queries", "predicted_variance", "realized_squared_error", "ratio",
                  "realized_within", "ratio_within", "realized_cross", "ratio_cross", "vali_queries", "vali_ratio",
                  "rho", "calibrated_predicted_variance", "calibrated_ratio", "budget_factor_independent",
-                 "budget_factor_calibrated", "budget_factor_oracle"]
+                 "budget_factor_calibrated", "budget_factor_true_variance", "budget_factor_oracle"]
 
 
 def split_table(setup_paths):
@@ -91,8 +91,9 @@ def split_table(setup_paths):
     ``rho``); the calibrated model's predicted variance and ratio on the pool; and the budget each
     q* needs relative to passive sampling for the same asymptotic variance with the true losses
     (:func:`evalrank.papers.sawade2012.report._budget_factor`; 1 - factor = the saving to expect):
-    the paper's model, the calibrated model and a perfect label model (``q ∝ |L_x - R| /
-    sqrt(lambda(x))``)."""
+    the paper's model, the calibrated model, the paper's mean with each query's *true* squared
+    error as its variance (``budget_factor_true_variance``: the best any variance model can do
+    with this mean) and a perfect label model (``q ∝ |L_x - R| / sqrt(lambda(x))``)."""
     import pandas as pd
 
     from evalrank import io
@@ -117,6 +118,7 @@ def split_table(setup_paths):
                 "rho": float(s[f"rho_{m}"]),
                 "bf0": _budget_factor(instrumental(var0 + (mean0 - mean0.mean()) ** 2, costs), values, costs),
                 "bf1": _budget_factor(s[f"q_{m}_active"], values, costs),
+                "bft": _budget_factor(instrumental(e0 + (mean0 - mean0.mean()) ** 2, costs), values, costs),
                 "bfo": _budget_factor(instrumental(d * d, costs), values, costs),
             })
     rows = []
@@ -134,6 +136,7 @@ def split_table(setup_paths):
             "calibrated_ratio": cat["cal_err"].mean() / cat["cal_pv"].mean(),
             "budget_factor_independent": float(np.mean([p["bf0"] for p in parts])),
             "budget_factor_calibrated": float(np.mean([p["bf1"] for p in parts])),
+            "budget_factor_true_variance": float(np.mean([p["bft"] for p in parts])),
             "budget_factor_oracle": float(np.mean([p["bfo"] for p in parts])),
         })
     return pd.DataFrame(rows, columns=SPLIT_COLUMNS)

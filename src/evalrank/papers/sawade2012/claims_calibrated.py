@@ -103,8 +103,9 @@ def _dcg(savings, curves, split) -> list[Finding]:
         s = {(k, m): _saving(savings, e, m) for k, e in (("paper", base), ("calibrated", twin)) for m in ("err", "dcg")}
         oracle = split[(split.experiment == twin) & (split.measure == "dcg")]
         best = float("nan") if oracle.empty else 1.0 - float(oracle["budget_factor_oracle"].iloc[0])
-        expect = {k: float("nan") if oracle.empty else 1.0 - float(oracle[c].iloc[0])
-                  for k, c in (("paper", "budget_factor_independent"), ("calibrated", "budget_factor_calibrated"))}
+        expect = {k: float("nan") if oracle.empty or c not in oracle else 1.0 - float(oracle[c].iloc[0])
+                  for k, c in (("paper", "budget_factor_independent"), ("calibrated", "budget_factor_calibrated"),
+                               ("variance", "budget_factor_true_variance"))}
         d1, e1, d0 = s[("calibrated", "dcg")], s[("calibrated", "err")], s[("paper", "dcg")]
         if is_nan(d1) or is_nan(e1):
             out.append(Finding.not_tested(f"{DCG_CLAIM} (`{base}`)", f"no savings row of `{twin}` in this run",
@@ -120,10 +121,11 @@ def _dcg(savings, curves, split) -> list[Finding]:
                 f"ERR {pct(e1)}")
         reason = (f"DCG saving with the calibrated model {pct(d1)} against {pct(HALF * e1)} ({HALF:.0%} of its ERR "
                   f"saving). Asymptotic DCG savings with the true losses (label_model_split.csv, 1 - budget "
-                  f"factor): paper's model {pct(expect['paper'])}, calibrated {pct(expect['calibrated'])}, a "
-                  f"perfect label model (q* from each query's true |L - R|) {pct(best)}: what is left between the "
-                  "calibrated and the perfect model is how well the model tells *which* queries deviate, not how "
-                  "much they do.")
+                  f"factor): paper's model {pct(expect['paper'])}, calibrated {pct(expect['calibrated'])}, the best "
+                  f"variance model (each query's true squared error, the paper's mean) {pct(expect['variance'])}, "
+                  f"a perfect label model (q* from each query's true |L - R|) {pct(best)}: what is left between "
+                  "the calibrated model and the best variance is how well a model tells *which* queries deviate, "
+                  "not how much they do on average; the rest is the predicted means.")
         runs = curves[(curves.experiment == twin) & (curves.measure == "dcg")]["n_runs"]
         se = _saving_se(savings, curves, twin)
         power = Power(n=int(oracle["queries"].iloc[0]) if not oracle.empty else None, unit="queries in the pool",
