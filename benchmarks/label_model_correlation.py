@@ -72,6 +72,21 @@ def rows_for(name: str, root: Path, models=("rf", "ordered_logit"), measures=("d
                 row[f"budget_factor_{tag}"] = _budget_factor(q, values, costs)
             row["budget_factor_true_variance"] = _budget_factor(
                 instrumental((values - mean0) ** 2 + (mean0 - mean0.mean()) ** 2, costs), values, costs)
+            # an empirical-Bayes variance model on query-level features, fitted on the validation queries:
+            # log (L - E)^2 ~ log Var_rho + log E + log n (least squares), rescaled to the validation mean
+            vm, vv = batch_mean_var_factor(vali["probs"], vali["offsets"], vorder, m, rho)
+            vvals = true_losses(vali["labels"], vali["offsets"], vorder, m, max_grade=max_grade)
+
+            def feats(mean, var, off):
+                return np.column_stack([np.ones_like(mean), np.log(var + 1e-12), np.log(mean + 1e-3),
+                                        np.log(np.diff(off))])
+
+            y = (vvals - vm) ** 2
+            beta = np.linalg.lstsq(feats(vm, vv, vali["offsets"]), np.log(y + 1e-3 * y.mean()), rcond=None)[0]
+            v_eb = np.exp(feats(mean1, var1, pool["offsets"]) @ beta)
+            v_eb *= y.mean() / np.exp(feats(vm, vv, vali["offsets"]) @ beta).mean()
+            row["budget_factor_eb"] = _budget_factor(instrumental(v_eb + (mean1 - mean1.mean()) ** 2, costs),
+                                                     values, costs)
             d = np.abs(values - values.mean())
             row["budget_factor_oracle"] = _budget_factor(instrumental(d * d, costs), values, costs)
             out.append(row)
