@@ -321,8 +321,10 @@ def stage_outputs():
 
 
 def stage_tables():
-    """The tables (*.csv) among stage_outputs(): the findings page's inputs."""
-    return [f for f in stage_outputs() if f.endswith(".csv")]
+    """The findings page's inputs: the tables (*.csv) among stage_outputs(), and the risk
+    population (Dincer's findings count its topics and systems)."""
+    population = [f"{RESULTS}/risk/population/population.npz"] if RISK["enabled"] and POP["enabled"] else []
+    return [f for f in stage_outputs() if f.endswith(".csv")] + population
 
 
 def get_final_output():
