@@ -211,6 +211,7 @@ def active_outputs():
         f"{RESULTS}/active/coverage.png",
         f"{RESULTS}/active/campaign_coverage.csv",
         f"{RESULTS}/active/label_model_check.csv",
+        f"{RESULTS}/active/label_model_split.csv",
     ] + figs
 
 

@@ -130,12 +130,12 @@ def test_train_size_right_flips_when_active_is_not_below(tmp_path):
 
 
 def test_dcg_claim_and_label_model_reason(tmp_path):
-    f = _by(sawade.findings(_write(tmp_path)), "DCG")
+    f = _by(sawade.findings(_write(tmp_path)), "results for DCG")
     assert f.verdict == "partly"  # index update and RF vs ordinal RF save, fig1 does not
     assert "`fig1_rf` −0.6 %" in f.ours and "394" in f.reason and "11.3" in f.reason and "43" in f.reason
     s = _savings(dcg_rf=0.2)
     s = s[~((s.experiment == "fig1_ordered_logit") & (s.measure == "dcg"))]
-    assert _by(sawade.findings(_write(tmp_path / "b", savings=s)), "DCG").verdict == "reproduced"
+    assert _by(sawade.findings(_write(tmp_path / "b", savings=s)), "results for DCG").verdict == "reproduced"
 
 
 def test_coverage_verdict_flips_and_numbers_are_the_csvs(tmp_path):

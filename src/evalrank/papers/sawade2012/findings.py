@@ -47,6 +47,7 @@ import numpy as np
 from evalrank.papers.common.findings import Z_RESOLVE, Finding, Power, fmt, is_nan, pct, powered
 from evalrank.papers.sawade2012.printed import SAVINGS as _SAVINGS
 from evalrank.papers.sawade2012.printed import TRAIN_SIZE_BUDGET, TRAIN_SIZE_SAVING
+from evalrank.papers.sawade2012.claims_calibrated import calibrated_findings
 
 TITLE = "Sawade et al. (2012), active evaluation of ranking functions"
 REQUIRES = ("active/savings.csv", "active/curves.csv", "active/coverage.csv", "active/label_model_check.csv", )
@@ -495,6 +496,7 @@ def findings(out):
     items = [_saving_finding(savings, curves, labels, exp, lo, hi, claim) for exp, lo, hi, claim in PAPER]
     items += _train_size_findings(savings, curves, labels)
     items.append(_dcg_finding(savings, curves, labels))
+    items += calibrated_findings(out)
     items.append(_coverage_finding(out))
     items += _campaign_findings(out)
     return items
