@@ -35,7 +35,7 @@ def cmd_ndcg(a):
     r = evaluate_trec(qrels, {"run": run}, [measure], precision=None, convention=a.convention)[0]
     keep = ~np.asarray(r.missing, dtype=bool)
     _write(a, f"ndcg@{a.k}" if a.k else "ndcg", [q for q, k in zip(r.qids, keep) if k], r.values[keep, 0],
-           _notes(a))
+           _notes(qrels, run) if a.qrels else [])
     # last, so that an error stays one line
     _log(f"'evalrank ndcg' is deprecated and goes in the next release; the same values: {_instead(a, measure)}")
 
@@ -73,14 +73,19 @@ def _instead(a, measure: str) -> str:
 
 
 def _inputs(a):
-    """(qrels, run) as :func:`evaluate_trec` takes them: the TREC files, or columns of a LETOR
-    file and its scores (one per line); tied scores keep the file's order (``ties="stable"``) or
-    are broken by the file's doc ids, else by the row within the query
-    (:func:`evalrank.papers.busafekete2012.runs.run_doc_ids`'s rule)."""
+    """(qrels, run) as :func:`evaluate_trec` takes them: the TREC files, read once here
+    (:func:`evalrank.data.trec.read_trec`, as ``evaluate`` reads them) for the values and the
+    notes, or columns of a LETOR file and its scores (one per line); tied scores keep the file's
+    order (``ties="stable"``) or are broken by the file's doc ids, else by the row within the
+    query (:func:`evalrank.papers.busafekete2012.runs.run_doc_ids`'s rule)."""
     if a.qrels or a.run:
         if not (a.qrels and a.run):
             raise ValueError("--qrels and --run go together")
-        return a.qrels, a.run
+        from evalrank import _jit
+        from evalrank.data.trec import read_trec
+
+        _jit.need(_jit.input_bytes(a.qrels, a.run))  # as evaluate_trec decides for the two files together
+        return read_trec(a.qrels, "qrels"), read_trec(a.run, "run")
     if not (a.letor and a.scores):
         raise ValueError("give --qrels Q --run R, or --letor FILE --scores FILE")
     import numpy as np
@@ -98,13 +103,13 @@ def _inputs(a):
             {"query_id": qid, "doc_id": doc, "score": scores})
 
 
-def _notes(a) -> list[str]:
-    """What a TREC run and its qrels do not share."""
-    if not a.qrels:
-        return []
-    from evalrank.data.trec import read_qrels, read_run
+def _notes(qrels, run) -> list[str]:
+    """What a TREC run and its qrels (the parsed files, :class:`evalrank.data.trec.TrecFile`) do
+    not share; a document judged or retrieved twice for any query is an error, as
+    :func:`evalrank.data.trec.read_qrels` and :func:`~evalrank.data.trec.read_run` say it."""
+    from evalrank.data.trec import _as_dict   # read_qrels' / read_run's dicts, of the files already read
 
-    q, r = read_qrels(a.qrels), read_run(a.run)
+    q, r = _as_dict(qrels, "judged", int), _as_dict(run, "retrieved", float)
     both = q.keys() & r.keys()
     notes = [f"{sum(len(r[t].keys() - q[t].keys()) for t in both)} retrieved document(s) are not in the qrels "
              "and count as non-relevant"]
