@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -30,10 +31,35 @@ def snakemake(workdir: Path, *args: str, configs=(TINY,), check: bool = True, ti
         args = (*args, "--scheduler", "greedy")  # as the profiles (workflow/profiles/default/config.yaml)
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
            *args, "--configfile", *map(str, configs)]  # last: the config files take every word up to an option
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    out = _run(cmd, env, timeout)
     if check and out.returncode != 0:
         raise AssertionError(f"snakemake failed ({out.returncode}):\n{out.stdout[-4000:]}\n{out.stderr[-8000:]}")
     return out
+
+
+def _run(cmd: list[str], env: dict, timeout: int) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, capture_output=True, text=True)`` in a session of its own: on the
+    timeout the whole process group goes (snakemake and the jobs it started, which
+    ``subprocess.run`` would leave running and loading the machine), then TimeoutExpired."""
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            stdout, stderr = proc.communicate()
+            raise subprocess.TimeoutExpired(cmd, timeout, output=stdout, stderr=stderr) from None
+        except BaseException:  # KeyboardInterrupt, a failing test worker: leave no jobs behind
+            _kill_group(proc)
+            raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group's id is snakemake's pid (start_new_session)
+    except ProcessLookupError:
+        pass
 
 
 def digests(workdir: Path, name: str = "tiny", under: tuple[str, ...] = ("",)) -> dict[str, str]:

@@ -190,8 +190,8 @@ def test_every_workflow_shell_line_parses(tmp_path):
         if ns.command != "stage synthesize" and getattr(ns, "seed", None) is not None:
             seeds.add(ns.seed)
         if ns.command == "stage active-mc":
-            assert ns.budgets == tiny["active"]["budgets"] and ns.shards == tiny["active"]["shards"], line
-            assert ns.repetitions == tiny["active"]["repetitions"], line
+            assert ns.budgets == tiny["sawade2012"]["budgets"] and ns.shards == tiny["sawade2012"]["shards"], line
+            assert ns.repetitions == tiny["sawade2012"]["repetitions"], line
     # every stage but download and derive-partitions (the tiny config's data are synthetic)
     assert seen == {f"stage {n}" for n in STAGE_NAMES} - {"stage download", "stage derive-partitions"}, seen
     assert seeds == {tiny["seed"]}

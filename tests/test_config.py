@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import yaml
 
-from evalrank.config import ConfigError, load_config, validate_config
+from evalrank.config import RENAMED_SECTIONS, ConfigError, load_config, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 MINIMAL = {"name": "t", "seed": 1, "dataset": {"kind": "synthetic", "root": "data/t"}}
@@ -44,15 +44,15 @@ def test_shipped_configs_validate(path):
         ({"models": {"grids": {"rf": {"n_trees": [3]}}}}, "models.grids.rf.n_trees", "allowed: n_estimators"),
         ({"models": {"grids": {"ranksvm": {"alpha": [3]}}}}, "models.grids.ranksvm.alpha", "allowed: C"),
         ({"modles": {}}, "modles", "unknown key"),
-        ({"active": {"budgets": [10, 5]}}, "active.budgets", "strictly increasing"),
-        ({"active": {"reference_budget": 250}}, "active.reference_budget", "must be one of active.budgets"),
-        ({"active": {"train_sizes": {"budget": 7}}}, "active.train_sizes.budget", "must be one of"),
-        ({"active": {"measures": ["ndcg"]}}, "active.measures[0]", "is not one of"),
-        ({"active": {"campaign": {"tune_budget": 150}}}, "active.campaign.tune_budget", "must be one of"),
-        ({"active": {"campaign": {"budgets": [10, 10]}}}, "active.campaign.budgets", "strictly increasing"),
-        ({"active": {"campaign": {"epsilons": [0.1, 1.5]}}}, "active.campaign.epsilons[1]", "maximum"),
-        ({"active": {"campaign": {"repetitions": 1}}}, "active.campaign.repetitions", "below active.shards"),
-        ({"active": {"repetitions": 1}}, "active.repetitions", "minimum"),
+        ({"sawade2012": {"budgets": [10, 5]}}, "sawade2012.budgets", "strictly increasing"),
+        ({"sawade2012": {"reference_budget": 250}}, "sawade2012.reference_budget", "must be one of sawade2012.budgets"),
+        ({"sawade2012": {"train_sizes": {"budget": 7}}}, "sawade2012.train_sizes.budget", "must be one of"),
+        ({"sawade2012": {"measures": ["ndcg"]}}, "sawade2012.measures[0]", "is not one of"),
+        ({"sawade2012": {"campaign": {"tune_budget": 150}}}, "sawade2012.campaign.tune_budget", "must be one of"),
+        ({"sawade2012": {"campaign": {"budgets": [10, 10]}}}, "sawade2012.campaign.budgets", "strictly increasing"),
+        ({"sawade2012": {"campaign": {"epsilons": [0.1, 1.5]}}}, "sawade2012.campaign.epsilons[1]", "maximum"),
+        ({"sawade2012": {"campaign": {"repetitions": 1}}}, "sawade2012.campaign.repetitions", "below sawade2012.shards"),
+        ({"sawade2012": {"repetitions": 1}}, "sawade2012.repetitions", "minimum"),
         ({"dataset": {"kind": "synthetic"}}, "dataset.root", "is required"),
         ({"dataset": {"kind": "synthetic", "root": "x", "sha256": "abc"}}, "dataset.sha256", "does not match"),
         ({"dataset": {"kind": "synthetic", "root": "x", "max_grade": 2, "synthetic": {"grade_marginals": [0.5, 0.5]}}},
@@ -61,24 +61,24 @@ def test_shipped_configs_validate(path):
          "is for kind 'local' only (dataset.kind is 'synthetic')"),
         ({"dataset": {"kind": "local", "root": "x", "file": ""}}, "dataset.file", "should be non-empty"),
         ({"dataset": {"kind": "mslr-excerpt", "root": "x", "file": "a.txt"}}, "dataset.file", "'local' only"),
-        ({"models": {"enabled": False}}, "active.enabled", "needs the models stage"),
-        ({"ndcg": {"learners": ["adarank", "ranksvm"]}}, "ndcg.fig1_learners", "must also be in ndcg.learners"),
-        ({"ndcg": {"reference": "trec"}}, "ndcg.reference", "must be one of ndcg.train_conventions"),
-        ({"ndcg": {"train_conventions": ["letor"]}}, "ndcg.train_conventions[0]", "is not one of"),
-        ({"ndcg": {"grids": {"adarank": {"rounds": [3]}}}}, "ndcg.grids.adarank.rounds", "allowed: max_rounds"),
-        ({"ndcg": {"grids": {"rf": {"n_estimators": [3]}}}}, "ndcg.grids.rf", "not allowed here; allowed: adarank"),
-        ({"ndcg": {"params": {"lambdamart": {"num_leaves": 1}}}}, "ndcg.params.lambdamart.num_leaves", "minimum of 2"),
-        ({"risk": {"learning": {"baseline_params": {"gbrt": {"feature_fraction": 0}}}}},
-         "risk.learning.baseline_params.gbrt.feature_fraction", "less than or equal to the minimum of 0"),
-        ({"risk": {"learning": {"params": {"nrom": False}}}}, "risk.learning.params.nrom", "allowed: num_leaves"),
-        ({"risk": {"learning": {"dataset": {"kind": "mq2008", "root": "x"}}}}, "risk.learning.dataset.kind",
+        ({"models": {"enabled": False}}, "sawade2012.enabled", "needs the models stage"),
+        ({"busafekete2012": {"learners": ["adarank", "ranksvm"]}}, "busafekete2012.fig1_learners", "must also be in busafekete2012.learners"),
+        ({"busafekete2012": {"reference": "trec"}}, "busafekete2012.reference", "must be one of busafekete2012.train_conventions"),
+        ({"busafekete2012": {"train_conventions": ["letor"]}}, "busafekete2012.train_conventions[0]", "is not one of"),
+        ({"busafekete2012": {"grids": {"adarank": {"rounds": [3]}}}}, "busafekete2012.grids.adarank.rounds", "allowed: max_rounds"),
+        ({"busafekete2012": {"grids": {"rf": {"n_estimators": [3]}}}}, "busafekete2012.grids.rf", "not allowed here; allowed: adarank"),
+        ({"busafekete2012": {"params": {"lambdamart": {"num_leaves": 1}}}}, "busafekete2012.params.lambdamart.num_leaves", "minimum of 2"),
+        ({"dincer2016": {"learning": {"baseline_params": {"gbrt": {"feature_fraction": 0}}}}},
+         "dincer2016.learning.baseline_params.gbrt.feature_fraction", "less than or equal to the minimum of 0"),
+        ({"dincer2016": {"learning": {"params": {"nrom": False}}}}, "dincer2016.learning.params.nrom", "allowed: num_leaves"),
+        ({"dincer2016": {"learning": {"dataset": {"kind": "mq2008", "root": "x"}}}}, "dincer2016.learning.dataset.kind",
          "is not one of"),
-        ({"risk": {"learning": {"dataset": {"kind": "synthetic", "root": "x", "n_features": 10}}}},
-         "risk.learning.dataset.n_features", "below 15"),
-        ({"risk": {"population": {"train_fractions": [0.3, 0.3]}}}, "risk.population.train_fractions", "non-unique"),
-        ({"clicks": {"world": {"history": ["rf", "rf"]}}}, "clicks.world.history", "non-unique"),
-        ({"theory": {"population": {"thresholds": [0.3, 1.2]}}}, "theory.population.thresholds[1]", "maximum"),
-        ({"theory": {"lists": {"sizes": [10, 50, 20]}}}, "theory.lists.sizes", "strictly increasing"),
+        ({"dincer2016": {"learning": {"dataset": {"kind": "synthetic", "root": "x", "n_features": 10}}}},
+         "dincer2016.learning.dataset.n_features", "below 15"),
+        ({"dincer2016": {"population": {"train_fractions": [0.3, 0.3]}}}, "dincer2016.population.train_fractions", "non-unique"),
+        ({"ozertem2011": {"world": {"history": ["rf", "rf"]}}}, "ozertem2011.world.history", "non-unique"),
+        ({"wang2013": {"population": {"thresholds": [0.3, 1.2]}}}, "wang2013.population.thresholds[1]", "maximum"),
+        ({"wang2013": {"lists": {"sizes": [10, 50, 20]}}}, "wang2013.lists.sizes", "strictly increasing"),
         ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"mean_docs": 2000}}},
          "dataset.synthetic.mean_docs", "exceeds dataset.synthetic.max_docs = 1251"),
         ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"grade_marginals": [0.5, 0.3, 0.1, 0.05, 0.01]}}},
@@ -86,35 +86,35 @@ def test_shipped_configs_validate(path):
         ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"p_small": 1}}}, "dataset.synthetic.p_small",
          "maximum"),
         ({"models": {"train_pairs": 2.0e4}}, "models.train_pairs", "not an integer"),
-        ({"risk": {"population": {"test_partition": 1}}}, "risk.population.test_partition", "must differ"),
-        ({"risk": {"population": {"baseline_feature": 5}}}, "risk.population.baseline_feature", "must be one of"),
-        ({"risk": {"population": {"features": [110, 200]}}}, "risk.population.features", "exceed dataset.n_features"),
-        ({"risk": {"population": {"measure": "map"}}}, "risk.population.measure", "does not match"),
-        ({"risk": {"learning": {"folds": [1, 6]}}}, "risk.learning.folds", "exceed risk.learning.n_folds"),
-        ({"risk": {"learning": {"methods": ["z-risk"]}}}, "risk.learning.methods[0]", "is not one of"),
-        ({"risk": {"learning": {"dataset": {"kind": "mslr-web10k"}}}}, "risk.learning.dataset.root", "is required"),
-        ({"models": {"enabled": False}, "active": {"enabled": False}}, "risk.population.include_models",
+        ({"dincer2016": {"population": {"test_partition": 1}}}, "dincer2016.population.test_partition", "must differ"),
+        ({"dincer2016": {"population": {"baseline_feature": 5}}}, "dincer2016.population.baseline_feature", "must be one of"),
+        ({"dincer2016": {"population": {"features": [110, 200]}}}, "dincer2016.population.features", "exceed dataset.n_features"),
+        ({"dincer2016": {"population": {"measure": "map"}}}, "dincer2016.population.measure", "does not match"),
+        ({"dincer2016": {"learning": {"folds": [1, 6]}}}, "dincer2016.learning.folds", "exceed dincer2016.learning.n_folds"),
+        ({"dincer2016": {"learning": {"methods": ["z-risk"]}}}, "dincer2016.learning.methods[0]", "is not one of"),
+        ({"dincer2016": {"learning": {"dataset": {"kind": "mslr-web10k"}}}}, "dincer2016.learning.dataset.root", "is required"),
+        ({"models": {"enabled": False}, "active": {"enabled": False}}, "dincer2016.population.include_models",
          "needs the models stage"),
-        ({"clicks": {"world": {"baseline": "bm25"}}}, "clicks.world.baseline", "must be in models.names"),
-        ({"clicks": {"world": {"alternatives": ["rf", "magic"]}}}, "clicks.world.alternatives", "or 'oracle'"),
-        ({"clicks": {"world": {"k": 12}}}, "clicks.world.k", "must not exceed clicks.world.serp_depth"),
-        ({"clicks": {"grades": ["B", "G", "P"]}}, "clicks.grades", "needs dataset.max_grade + 1 grades"),
-        ({"clicks": {"dbn": {"model": "ubm"}}}, "clicks.dbn.model", "is not one of"),
-        ({"clicks": {"dbn": {"min_views": "ten"}}}, "clicks.dbn.min_views", ""),
-        ({"theory": {"measures": ["log2", "poly:0@frac:0.5"]}}, "theory.measures[1]", "beta"),
-        ({"theory": {"measures": ["cosine"]}}, "theory.measures[0]", "is not known"),
-        ({"theory": {"sizes": [100, 10]}}, "theory.sizes", "strictly increasing"),
-        ({"theory": {"pairs": [["x", "good", "nobody"]]}}, "theory.pairs[0]", "not in theory.scorers"),
-        ({"theory": {"scorers": {"a": {"weight": 2}, "b": {"weight": 0}}}}, "theory.scorers.a.weight", ""),
-        ({"clicks": {"dbn": {"min_views_grid": [0, 5]}}}, "clicks.dbn.min_views_grid[0]", "less than the minimum"),
-        ({"clicks": {"smoothing": {"sigma": "auto"}}}, "clicks.smoothing.sigma", ""),
-        ({"clicks": {"paper_tests": 200}}, "clicks.paper_tests", "exceeds clicks.world.n_tests"),
-        ({"active": {"shards": 9, "repetitions": 8}}, "active.shards", "exceeds active.repetitions"),
-        ({"active": {"cost_feature": 140}}, "active.cost_feature", "exceeds dataset.n_features = 136"),
-        ({"clicks": {"fold": 3}}, "clicks.fold", "fold 3 is not in folds [1]"),
+        ({"ozertem2011": {"world": {"baseline": "bm25"}}}, "ozertem2011.world.baseline", "must be in models.names"),
+        ({"ozertem2011": {"world": {"alternatives": ["rf", "magic"]}}}, "ozertem2011.world.alternatives", "or 'oracle'"),
+        ({"ozertem2011": {"world": {"k": 12}}}, "ozertem2011.world.k", "must not exceed ozertem2011.world.serp_depth"),
+        ({"ozertem2011": {"grades": ["B", "G", "P"]}}, "ozertem2011.grades", "needs dataset.max_grade + 1 grades"),
+        ({"ozertem2011": {"dbn": {"model": "ubm"}}}, "ozertem2011.dbn.model", "is not one of"),
+        ({"ozertem2011": {"dbn": {"min_views": "ten"}}}, "ozertem2011.dbn.min_views", ""),
+        ({"wang2013": {"measures": ["log2", "poly:0@frac:0.5"]}}, "wang2013.measures[1]", "beta"),
+        ({"wang2013": {"measures": ["cosine"]}}, "wang2013.measures[0]", "is not known"),
+        ({"wang2013": {"sizes": [100, 10]}}, "wang2013.sizes", "strictly increasing"),
+        ({"wang2013": {"pairs": [["x", "good", "nobody"]]}}, "wang2013.pairs[0]", "not in wang2013.scorers"),
+        ({"wang2013": {"scorers": {"a": {"weight": 2}, "b": {"weight": 0}}}}, "wang2013.scorers.a.weight", ""),
+        ({"ozertem2011": {"dbn": {"min_views_grid": [0, 5]}}}, "ozertem2011.dbn.min_views_grid[0]", "less than the minimum"),
+        ({"ozertem2011": {"smoothing": {"sigma": "auto"}}}, "ozertem2011.smoothing.sigma", ""),
+        ({"ozertem2011": {"paper_tests": 200}}, "ozertem2011.paper_tests", "exceeds ozertem2011.world.n_tests"),
+        ({"sawade2012": {"shards": 9, "repetitions": 8}}, "sawade2012.shards", "exceeds sawade2012.repetitions"),
+        ({"sawade2012": {"cost_feature": 140}}, "sawade2012.cost_feature", "exceeds dataset.n_features = 136"),
+        ({"ozertem2011": {"fold": 3}}, "ozertem2011.fold", "fold 3 is not in folds [1]"),
         ({"dataset": {"kind": "synthetic", "root": "x", "synthetic": {"feature_norm": "query"}}},
-         "active.cost_feature", "no feature is a document length"),
-        ({"risk": {"population": {"fold": 2, "test_partition": 5}}}, "risk.population.fold", "not in folds [1]"),
+         "sawade2012.cost_feature", "no feature is a document length"),
+        ({"dincer2016": {"population": {"fold": 2, "test_partition": 5}}}, "dincer2016.population.fold", "not in folds [1]"),
     ],
 )
 def test_bad_values_name_their_key(patch, key, fragment):
@@ -149,8 +149,8 @@ def test_schema_grid_parameters_are_the_models_parameters():
     from evalrank.models.zoo import MODELS, PAPER_GRIDS, default_grids
 
     schema = yaml.safe_load(schema_path().read_text())
-    grids = schema["$defs"]["model_grids"]["properties"]  # models.grids and ndcg.grids both use it
-    params = schema["$defs"]["params"]["properties"]  # ndcg.params, risk.learning.baseline_params
+    grids = schema["$defs"]["model_grids"]["properties"]  # models.grids and busafekete2012.grids both use it
+    params = schema["$defs"]["params"]["properties"]  # busafekete2012.params, dincer2016.learning.baseline_params
     assert set(grids) == set(params) == set(MODELS)
     for name, cls in MODELS.items():
         assert list(grids[name]["properties"]) == list(params[name]["properties"]) == list(cls.param_names), name
@@ -167,7 +167,7 @@ def test_shipped_grids_build_models(path):
     from evalrank.models.zoo import MODELS
 
     cfg = load_config(ROOT / path)
-    for name, grid in list(cfg["models"]["grids"].items()) + list(cfg["ndcg"]["grids"].items()):
+    for name, grid in list(cfg["models"]["grids"].items()) + list(cfg["busafekete2012"]["grids"].items()):
         points = expand_grid(grid, MODELS[name].param_names)
         assert points and all(set(p) <= set(MODELS[name].param_names) for p in points)
 
@@ -198,18 +198,18 @@ def test_data_checks_pass_on_a_fitting_dataset():
     "patch, facts, key, fragment",
     [
         ({"models": {"train_pairs": 5000}}, {}, "models.train_pairs", "training half of partition S1 (fold 1) has 100"),
-        ({"active": {"train_sizes": {"base": 50, "sizes": [60, 500], "budget": 5}, "reference_budget": 10,
-                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "active.train_sizes.sizes",
+        ({"sawade2012": {"train_sizes": {"base": 50, "sizes": [60, 500], "budget": 5}, "reference_budget": 10,
+                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "sawade2012.train_sizes.sizes",
          "500 exceeds"),
-        ({"active": {"train_sizes": {"base": 51, "sizes": [55], "budget": 5}, "reference_budget": 10,
-                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "active.train_sizes.sizes",
+        ({"sawade2012": {"train_sizes": {"base": 51, "sizes": [55], "budget": 5}, "reference_budget": 10,
+                     "budgets": [5, 10]}, "models": {"train_pairs": 80}}, {}, "sawade2012.train_sizes.sizes",
          "55 and 51 pairs give the same training set on S1 (60 pairs"),
-        ({}, {}, "active.reference_budget", "at or above the labelling cost of fold 1's pool (80 units"),
-        ({"active": {"reference_budget": 10, "budgets": [10, 100]}}, {}, "active.train_sizes.budget", "pool (80 units"),
-        ({}, {"used": 46}, "risk.population.features", "highest non-zero feature id is 46"),
-        ({}, {"used": 46}, "risk.learning.baseline_feature", "are 0 in every document"),
-        ({}, {"length_like": [11, 12]}, "active.cost_feature", "feature 15 is not a document length"),
-        ({"risk": {"learning": {"n_folds": 40}}}, {}, "risk.learning.n_folds", "needs >= 3 (n_folds + 1) = 123"),
+        ({}, {}, "sawade2012.reference_budget", "at or above the labelling cost of fold 1's pool (80 units"),
+        ({"sawade2012": {"reference_budget": 10, "budgets": [10, 100]}}, {}, "sawade2012.train_sizes.budget", "pool (80 units"),
+        ({}, {"used": 46}, "dincer2016.population.features", "highest non-zero feature id is 46"),
+        ({}, {"used": 46}, "dincer2016.learning.baseline_feature", "are 0 in every document"),
+        ({}, {"length_like": [11, 12]}, "sawade2012.cost_feature", "feature 15 is not a document length"),
+        ({"dincer2016": {"learning": {"n_folds": 40}}}, {}, "dincer2016.learning.n_folds", "needs >= 3 (n_folds + 1) = 123"),
     ],
 )
 def test_data_checks_name_their_key(patch, facts, key, fragment):
@@ -229,7 +229,7 @@ def test_unit_costs_and_disabled_stages_skip_their_checks():
     cfg = validate_config({**MINIMAL, "models": {"train_pairs": 60}, "active": {"cost_feature": None},
                            "risk": {"enabled": False}})
     problems = data_problems(cfg, _facts(length_like=[], used=46))
-    assert "active.cost_feature" not in _keys(problems) and not any(k.startswith("risk") for k in _keys(problems))
+    assert "sawade2012.cost_feature" not in _keys(problems) and not any(k.startswith("risk") for k in _keys(problems))
     cfg = validate_config({**MINIMAL, "models": {"enabled": False}, "active": {"enabled": False},
                            "risk": {"enabled": False}, "clicks": {"enabled": False}})
     assert data_problems(cfg, _facts(queries=(3, 3, 3, 3, 3))) == []
@@ -251,7 +251,7 @@ BAD = [  # (YAML text after name/seed/dataset, dotted key, message fragment)
     ("models: {grids: {rf: {max_features: [1.5]}}}", "models.grids.rf.max_features[0]", "1.5 is not allowed: Features"),
     ("models: {grids: {rf: {max_features: 1.5}}}", "models.grids.rf.max_features", "1.5 is not of type 'array'"),
     ("models: {grids: {rf: {min_samples_leaf: [1.0]}}}", "models.grids.rf.min_samples_leaf[0]", "1.0 is not allowed"),
-    ("active: {train_sizes: {sizes: [100, 100]}}", "active.train_sizes.sizes", "[100, 100] has non-unique elements"),
+    ("sawade2012: {train_sizes: {sizes: [100, 100]}}", "sawade2012.train_sizes.sizes", "[100, 100] has non-unique elements"),
     ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 1e9}}",
      "dataset.synthetic.queries_per_partition", "'1e9' is text, not a number"),
     ("dataset: {kind: synthetic, root: d, synthetic: {queries_per_partition: 1.0e+9}}",
@@ -262,7 +262,7 @@ BAD = [  # (YAML text after name/seed/dataset, dotted key, message fragment)
      "dataset.synthetic.queries_per_partition", "250.0 is not an integer"),
     ("seed: 2", "seed", ":2 and again at "),
     ("models:\n  grids:\n    rf: {n_estimators: [3]}\n    rf: {n_estimators: [4]}", "models.grids.rf", ":6 and again at "),
-    ("theory:\n  pairs:\n    - [far, good, poor]\n    - {a: 1, a: 2}", "theory.pairs[1].a", "given twice"),
+    ("wang2013:\n  pairs:\n    - [far, good, poor]\n    - {a: 1, a: 2}", "wang2013.pairs[1].a", "given twice"),
 ]
 
 
@@ -367,18 +367,18 @@ def test_every_schema_key_has_a_type_and_a_description():
 
 
 def test_schema_has_one_dataset_block():
-    """dataset and risk.learning.dataset share $defs/dataset; the second only narrows it."""
+    """dataset and dincer2016.learning.dataset share $defs/dataset; the second only narrows it."""
     from evalrank.config import schema_path
 
     schema = yaml.safe_load(schema_path().read_text())
     main = schema["properties"]["dataset"]
-    learn = schema["properties"]["risk"]["properties"]["learning"]["properties"]["dataset"]
+    learn = schema["properties"]["dincer2016"]["properties"]["learning"]["properties"]["dataset"]
     assert main["$ref"] == learn["$ref"] == "#/$defs/dataset" and "properties" not in main
     assert set(learn["properties"]) == {"kind", "synthetic"}
     assert set(learn["properties"]["synthetic"]["properties"]) == {"queries_per_partition"}
     cfg = validate_config({**copy.deepcopy(MINIMAL), "risk": {"learning": {"dataset": {"kind": "synthetic",
                                                                                         "root": "x"}}}})
-    learn_ds, main_ds = cfg["risk"]["learning"]["dataset"], cfg["dataset"]
+    learn_ds, main_ds = cfg["dincer2016"]["learning"]["dataset"], cfg["dataset"]
     assert learn_ds["synthetic"]["queries_per_partition"] == 2000 and main_ds["synthetic"]["queries_per_partition"] == 250
     assert {k: v for k, v in learn_ds["synthetic"].items() if k != "queries_per_partition"} == \
            {k: v for k, v in main_ds["synthetic"].items() if k != "queries_per_partition"}
@@ -389,8 +389,8 @@ def test_schema_default_gives_the_filled_default():
 
     assert schema_default("dataset.n_features") == 136
     assert schema_default("dataset.synthetic") == validate_config(copy.deepcopy(MINIMAL))["dataset"]["synthetic"]
-    assert schema_default("risk.learning.dataset.synthetic")["queries_per_partition"] == 2000
-    assert schema_default("risk")["learning"]["dataset"] is None
+    assert schema_default("dincer2016.learning.dataset.synthetic")["queries_per_partition"] == 2000
+    assert schema_default("dincer2016")["learning"]["dataset"] is None
     with pytest.raises(KeyError, match="no default"):
         schema_default("dataset.root")
     with pytest.raises(KeyError, match="not a key"):
@@ -424,3 +424,32 @@ def test_each_papers_section_is_checked_next_to_its_stages():
     assert sorted(n.split(".")[2] for n in cfg.SECTION_CHECKS) == folders
     for name in cfg.SECTION_CHECKS:
         assert callable(importlib.import_module(name).config_problems), name
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED_SECTIONS))
+def test_old_section_names_are_read_for_one_release(tmp_path, capsys, old):
+    """A config written with a section's old name (issue 29: one name per paper) loads to the
+    same config as with the paper's name, says so once on stderr, and an overlay under the old
+    name lands on the new section (as Snakemake merges a user's --configfile over config.yaml)."""
+    new = RENAMED_SECTIONS[old]
+    text = (ROOT / "config/config.yaml").read_text(encoding="utf-8")
+    assert f"\n{new}:" in text and f"\n{old}:" not in text
+    p = tmp_path / "old.yaml"
+    p.write_text(text.replace(f"\n{new}:", f"\n{old}:"), encoding="utf-8")
+    capsys.readouterr()
+    assert load_config(p) == load_config(ROOT / "config/config.yaml")
+    err = capsys.readouterr().err
+    assert f"config key '{old}' is now '{new}'" in err and err.count("is now") == 1
+    base = load_config(ROOT / "config/config.yaml")
+    merged = copy.deepcopy(base)
+    merged[old] = {"enabled": not base[new]["enabled"]}
+    validate_config(merged)
+    assert old not in merged and merged[new]["enabled"] is (not base[new]["enabled"])
+    assert {k: v for k, v in merged[new].items() if k != "enabled"} == {k: v for k, v in base[new].items()
+                                                                         if k != "enabled"}
+
+
+def test_an_unknown_old_style_section_is_still_refused():
+    with pytest.raises(ConfigError) as exc:
+        validate_config({"name": "x", "seed": 1, "dataset": {"kind": "synthetic"}, "riskk": {}})
+    assert "riskk" in str(exc.value)

@@ -7,6 +7,12 @@ through ``$ref``; a ``default`` beside a ``$ref`` overrides the referenced
 one), and the checks below read values by key without restating a default.
 :func:`schema_default` gives library code the schema's default of a key.
 
+Each paper's section carries the paper's name (``sawade2012``, ``busafekete2012``,
+``dincer2016``, ``ozertem2011``, ``wang2013``), as its folder, rule file and report group do.
+The sections' old names (``active``, ``ndcg``, ``risk``, ``clicks``, ``theory``) are read for
+one release (:data:`RENAMED_SECTIONS`): each is moved onto its new name, with one line on
+stderr saying so.
+
 Errors name the offending key as a dotted path (``models.train_pairs``), one
 line per problem, so a bad value in ``config/*.yaml`` or a ``--config``
 override is found at once. YAML files are read refusing a key given twice in
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -24,7 +31,7 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import yaml
 
-__all__ = ["ConfigError", "load_config", "validate_config", "schema_path", "schema_default", "read_yaml",
+__all__ = ["RENAMED_SECTIONS", "ConfigError", "load_config", "validate_config", "schema_path", "schema_default", "read_yaml",
            "check_yaml_files", "key_path", "data_problems"]
 
 
@@ -38,6 +45,29 @@ class ConfigError(ValueError):
             super().__init__(f"invalid configuration: {lines[0]}")
         else:
             super().__init__("invalid configuration:\n" + "\n".join("  " + line for line in lines))
+
+
+#: Old section name -> the paper's name (issue 29). Read for one release, then refused.
+RENAMED_SECTIONS = {"active": "sawade2012", "ndcg": "busafekete2012", "risk": "dincer2016",
+                    "clicks": "ozertem2011", "theory": "wang2013"}
+
+
+def _renamed_sections(config: dict) -> list[str]:
+    """Move each old-named section of ``config`` onto its paper's name (in place); the notes
+    to print. A section given under both names (e.g. a base config with the new name and an
+    overlay with the old one) is merged, the old-named values on top."""
+    notes = []
+    for old, new in RENAMED_SECTIONS.items():
+        if old not in config:
+            continue
+        value = config.pop(old)
+        if isinstance(value, Mapping) and isinstance(config.get(new), dict):
+            config[new] = _merge(config[new], value)
+        else:
+            config[new] = value
+        notes.append(f"config key '{old}' is now '{new}' (the old name is read for one release; "
+                     f"rename it in your config)")
+    return notes
 
 
 def schema_path() -> Path:
@@ -261,6 +291,8 @@ def validate_config(config: dict, schema: str | Path | None = None, files: Itera
     if not isinstance(config, dict):
         raise TypeError(f"config must be a mapping, got {type(config).__name__}")
     check_yaml_files(files)
+    for note in _renamed_sections(config):
+        print(f"evalrank: {note}", file=sys.stderr)
     root = _schema(schema)
     problems = _schema_problems(config, root)
     if problems:
@@ -313,9 +345,9 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     import importlib
 
     problems = _dataset_checks("dataset", config["dataset"])
-    learn_ds = config["risk"]["learning"]["dataset"]
+    learn_ds = config["dincer2016"]["learning"]["dataset"]
     if learn_ds is not None:
-        problems += _dataset_checks("risk.learning.dataset", learn_ds)
+        problems += _dataset_checks("dincer2016.learning.dataset", learn_ds)
     for name in SECTION_CHECKS:
         problems += importlib.import_module(name).config_problems(config)
     return problems
@@ -378,7 +410,7 @@ def data_problems(config: dict, facts) -> list[tuple[str, str]]:
     :class:`~evalrank.data.facts.DataFacts` of its dataset's partitions S1..S5.
     Checked: feature ids against the features the data has (a feature that is
     zero in every document, or a cost feature that is not a length);
-    ``models.train_pairs`` and ``active.train_sizes`` against the pairs of each
+    ``models.train_pairs`` and ``sawade2012.train_sizes`` against the pairs of each
     fold's training half (and that every size gives a different training set);
     the budgets of the savings table and Fig. 3 right against the pool's
     labelling cost; the risk protocol's query count. The workflow runs this
@@ -394,18 +426,18 @@ def data_problems(config: dict, facts) -> list[tuple[str, str]]:
 def _feature_problems(config: dict, facts) -> list[tuple[str, str]]:
     """:func:`data_problems`' feature checks: ids the data has, a cost feature that is a length."""
     problems = []
-    ds, act, models, risk = config["dataset"], config["active"], config["models"], config["risk"]
+    ds, act, models, risk = config["dataset"], config["sawade2012"], config["models"], config["dincer2016"]
     models_on = models["enabled"]
     active_on = act["enabled"] and models_on
     pop, learn = risk["population"], risk["learning"]
     feature_keys = []
     if active_on and act["cost_feature"] is not None:
-        feature_keys.append(("active.cost_feature", [act["cost_feature"]]))
+        feature_keys.append(("sawade2012.cost_feature", [act["cost_feature"]]))
     if risk["enabled"] and pop["enabled"]:
-        feature_keys += [("risk.population.features", pop["features"]),
-                         ("risk.population.baseline_feature", [pop["baseline_feature"]])]
+        feature_keys += [("dincer2016.population.features", pop["features"]),
+                         ("dincer2016.population.baseline_feature", [pop["baseline_feature"]])]
     if risk["enabled"] and learn["enabled"] and learn["dataset"] is None:
-        feature_keys.append(("risk.learning.baseline_feature", [learn["baseline_feature"]]))
+        feature_keys.append(("dincer2016.learning.baseline_feature", [learn["baseline_feature"]]))
     for key, ids in feature_keys:
         if facts.used_features is not None:
             bad = [i for i in ids if i > facts.used_features]
@@ -416,7 +448,7 @@ def _feature_problems(config: dict, facts) -> list[tuple[str, str]]:
     cost = act["cost_feature"]
     if active_on and cost is not None and facts.length_like is not None and cost <= facts.n_features \
             and cost not in facts.length_like:
-        problems.append(("active.cost_feature", f"feature {cost} is not a document length (it has negative or "
+        problems.append(("sawade2012.cost_feature", f"feature {cost} is not a document length (it has negative or "
                          "non-integer values); set it to the dataset's length feature, or null for unit costs"))
     return problems
 
@@ -426,7 +458,7 @@ def _fold_problems(config: dict, facts, f: int) -> list[tuple[str, str]]:
     training half, budgets against its pool's labelling cost."""
     from evalrank.models.split import split_query_indices
 
-    act, models = config["active"], config["models"]
+    act, models = config["sawade2012"], config["models"]
     models_on = models["enabled"]
     active_on = act["enabled"] and models_on
     ts = act["train_sizes"]
@@ -446,23 +478,23 @@ def _fold_problems(config: dict, facts, f: int) -> list[tuple[str, str]]:
         problems += _train_size_problems(ts, cum, where, f)
     if active_on:
         pool = facts.pool_queries(f)
-        for key, value in (("active.reference_budget", act["reference_budget"]),
-                           ("active.train_sizes.budget", ts["budget"] if sized else None)):
+        for key, value in (("sawade2012.reference_budget", act["reference_budget"]),
+                           ("sawade2012.train_sizes.budget", ts["budget"] if sized else None)):
             if value is not None and value >= pool:
                 problems.append((key, f"{value:g} is at or above the labelling cost of fold {f}'s pool "
                                       f"({pool:,} units: costs have mean 1 over its {pool:,} queries), where "
                                       "every method labels the whole pool and nothing can be saved; choose "
-                                      f"one of active.budgets below {pool:,}"))
+                                      f"one of sawade2012.budgets below {pool:,}"))
     return problems
 
 
 def _train_size_problems(ts: dict, cum: np.ndarray, where: str, f: int) -> list[tuple[str, str]]:
-    """``active.train_sizes`` against the cumulative pairs ``cum`` of fold ``f``'s training
+    """``sawade2012.train_sizes`` against the cumulative pairs ``cum`` of fold ``f``'s training
     queries: each size available, and each giving a different training set."""
     problems = []
     available = int(cum[-1])
     realized = {}
-    for key, n in [("active.train_sizes.base", ts["base"])] + [("active.train_sizes.sizes", n)
+    for key, n in [("sawade2012.train_sizes.base", ts["base"])] + [("sawade2012.train_sizes.sizes", n)
                                                               for n in ts["sizes"]]:
         if n > available:
             problems.append((key, f"{n:,} exceeds what {where}; every larger size would get the same "
@@ -478,11 +510,11 @@ def _train_size_problems(ts: dict, cum: np.ndarray, where: str, f: int) -> list[
 
 def _risk_protocol_problems(config: dict, facts) -> list[tuple[str, str]]:
     """:func:`data_problems`' check of the risk protocol's query count."""
-    learn = config["risk"]["learning"]
-    if config["risk"]["enabled"] and learn["enabled"] and learn["dataset"] is None:
+    learn = config["dincer2016"]["learning"]
+    if config["dincer2016"]["enabled"] and learn["enabled"] and learn["dataset"] is None:
         n = sum(facts.n_queries(p) for p in facts.query_sizes)
         need = 3 * (learn["n_folds"] + 1)
         if n < need:
-            return [("risk.learning.n_folds", f"the protocol needs >= 3 (n_folds + 1) = {need} queries, "
+            return [("dincer2016.learning.n_folds", f"the protocol needs >= 3 (n_folds + 1) = {need} queries, "
                                               f"the dataset has {n}")]
     return []

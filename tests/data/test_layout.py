@@ -57,8 +57,8 @@ def test_layout_errors_name_the_config_key_and_the_file(tmp_path):
         local_layout(tmp_path)
     with pytest.raises(FileNotFoundError, match=r"does not exist"):
         local_layout(tmp_path / "nope")
-    with pytest.raises(FileNotFoundError, match=r"risk\.learning\.dataset\.file: .*missing\.txt does not exist"):
-        local_layout(tmp_path, "missing.txt", key="risk.learning.dataset")
+    with pytest.raises(FileNotFoundError, match=r"dincer2016\.learning\.dataset\.file: .*missing\.txt does not exist"):
+        local_layout(tmp_path, "missing.txt", key="dincer2016.learning.dataset")
     _touch(tmp_path / "x.txt")
     with pytest.raises(FileNotFoundError, match=r"dataset\.root: .*x\.txt is a file.*dataset\.file"):
         local_layout(tmp_path / "x.txt")

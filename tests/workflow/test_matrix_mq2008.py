@@ -28,9 +28,9 @@ def test_mq2008_shaped_dataset(tmp_path):
 
 
 @pytest.mark.parametrize("override, key, fragment", [
-    ("active: {cost_feature: 15}", "active.cost_feature", "no feature is a document length"),
-    ("clicks: {enabled: true}", "clicks.grades", "needs dataset.max_grade + 1 grades"),
-    ("risk: {population: {features: [5, 110], baseline_feature: 110}}", "risk.population.features",
+    ("sawade2012: {cost_feature: 15}", "sawade2012.cost_feature", "no feature is a document length"),
+    ("ozertem2011: {enabled: true}", "ozertem2011.grades", "needs dataset.max_grade + 1 grades"),
+    ("dincer2016: {population: {features: [5, 110], baseline_feature: 110}}", "dincer2016.population.features",
      "exceed dataset.n_features = 46"),
 ])
 def test_mq2008_shaped_refuses_what_cannot_apply(tmp_path, override, key, fragment):

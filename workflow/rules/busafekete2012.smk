@@ -4,7 +4,7 @@
 
 rule ndcg_audit:
     output:
-        in_report(f"{RESULTS}/ndcg/tool_conventions.csv", "busafekete2012/tool_conventions.rst", "NDCG conventions"),
+        in_report(f"{RESULTS}/ndcg/tool_conventions.csv", "busafekete2012/tool_conventions.rst", "busafekete2012"),
     log:
         f"{LOGS}/ndcg/audit.log",
     benchmark:
@@ -49,12 +49,12 @@ rule ndcg_report:
     input:
         ndcg_runs(),
     output:
-        curves=in_report(f"{RESULTS}/ndcg/curves.csv", "busafekete2012/curves_table.rst", "NDCG conventions"),
+        curves=in_report(f"{RESULTS}/ndcg/curves.csv", "busafekete2012/curves_table.rst", "busafekete2012"),
         per_query=f"{RESULTS}/ndcg/per_query_ndcg{NDCG['k']}.csv",
-        ordering=in_report(f"{RESULTS}/ndcg/ordering.csv", "busafekete2012/ordering.rst", "NDCG conventions"),
-        claims=in_report(f"{RESULTS}/ndcg/claims.csv", "busafekete2012/claims_table.rst", "NDCG conventions"),
-        fig1=in_report(f"{RESULTS}/ndcg/fig1.png", "busafekete2012/fig1.rst", "NDCG conventions"),
-        fig2=in_report(f"{RESULTS}/ndcg/fig2.png", "busafekete2012/fig2.rst", "NDCG conventions"),
+        ordering=in_report(f"{RESULTS}/ndcg/ordering.csv", "busafekete2012/ordering.rst", "busafekete2012"),
+        claims=in_report(f"{RESULTS}/ndcg/claims.csv", "busafekete2012/claims_table.rst", "busafekete2012"),
+        fig1=in_report(f"{RESULTS}/ndcg/fig1.png", "busafekete2012/fig1.rst", "busafekete2012"),
+        fig2=in_report(f"{RESULTS}/ndcg/fig2.png", "busafekete2012/fig2.rst", "busafekete2012"),
     params:
         opts=flags(k=NDCG["k"], reference=NDCG["reference"], learners=NDCG["learners"],
                    fig1_learners=NDCG["fig1_learners"], train_conventions=NDCG["train_conventions"],

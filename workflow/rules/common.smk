@@ -51,9 +51,9 @@ class Dataset:
 
 DATASETS = [Dataset("dataset", DS, "", f"{RESULTS}/data", config["seed"])]
 SPEC = DATASETS[0].spec
-if config["risk"]["learning"]["dataset"] is not None:
+if config["dincer2016"]["learning"]["dataset"] is not None:
     # a synthetic learning dataset gets a stream of its own, not the main dataset's
-    DATASETS.append(Dataset("risk.learning.dataset", config["risk"]["learning"]["dataset"], "risk_",
+    DATASETS.append(Dataset("dincer2016.learning.dataset", config["dincer2016"]["learning"]["dataset"], "risk_",
                             f"{RESULTS}/risk/learning/data", int_seed(config["seed"], "risk-learning-data")))
 MODELS = config["models"]["names"]
 
@@ -175,7 +175,7 @@ def data_checked(wildcards):
 # -- Active evaluation, Sawade et al. 2012 (sawade2012.smk) ------------------------------------
 from evalrank.papers.sawade2012.experiments import experiments as _experiments
 
-ACT = config["active"]
+ACT = config["sawade2012"]
 _TS = ACT["train_sizes"]
 SIZES = _TS["sizes"] if "rf" in MODELS else []
 # Fig. 3 centre/right's base RF: the fold's own rf when it has the base size (same split,
@@ -217,7 +217,7 @@ def active_outputs():
 
 # -- NDCG conventions, Busa-Fekete et al. 2012 (busafekete2012.smk) ---------------------------
 
-NDCG = config["ndcg"]
+NDCG = config["busafekete2012"]
 
 
 def ndcg_runs():
@@ -238,7 +238,7 @@ def ndcg_outputs():
 
 
 # -- Risk, Dinçer et al. 2016 (dincer2016.smk) ------------------------------------------------
-RISK = config["risk"]
+RISK = config["dincer2016"]
 POP = RISK["population"]
 
 
@@ -283,7 +283,7 @@ def _baseline_models(wildcards=None):
 
 
 # -- Judgments + clicks, Ozertem et al. 2011 (ozertem2011.smk) --------------------------------
-CLICKS = config["clicks"]
+CLICKS = config["ozertem2011"]
 CWORLD = CLICKS["world"]
 CLICKS_DIR = f"{RESULTS}/clicks"
 CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
@@ -298,7 +298,7 @@ def clicks_outputs():
 
 
 # -- Theory, Wang et al. 2013 (wang2013.smk) ---------------------------------------------------
-THEORY = config["theory"]
+THEORY = config["wang2013"]
 THEORY_DIR = f"{RESULTS}/theory"
 THEORY_PARAMS = {k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")}
 TLISTS = THEORY["lists"]

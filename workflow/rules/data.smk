@@ -2,7 +2,7 @@
 # fold or one file, deal its queries into the five partitions: evalrank.data.layout)  ->  describe.
 
 # One set of rules per dataset of the config (DATASETS in common.smk): the main dataset and,
-# when risk.learning.dataset names another one, the risk stage's learning dataset.
+# when dincer2016.learning.dataset names another one, the risk stage's learning dataset.
 for _d in DATASETS:
     if _d.spec.kind == "synthetic":
 

@@ -7,11 +7,11 @@ rule risk_example:
         printed4=_config_file(RISK["example"]["printed4"]),
         printed5=_config_file(RISK["example"]["printed5"]),
     output:
-        in_report(f"{RESULTS}/risk/example/table4.csv", "dincer2016/table4.rst", "Risk"),
-        in_report(f"{RESULTS}/risk/example/table5.csv", "dincer2016/table5.rst", "Risk"),
-        in_report(f"{RESULTS}/risk/example/vs_paper.csv", "dincer2016/vs_paper.rst", "Risk"),
-        in_report(f"{RESULTS}/risk/example/fig1.png", "dincer2016/fig1.rst", "Risk"),
-        in_report(f"{RESULTS}/risk/example/fig2.png", "dincer2016/fig2.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/example/table4.csv", "dincer2016/table4.rst", "dincer2016"),
+        in_report(f"{RESULTS}/risk/example/table5.csv", "dincer2016/table5.rst", "dincer2016"),
+        in_report(f"{RESULTS}/risk/example/vs_paper.csv", "dincer2016/vs_paper.rst", "dincer2016"),
+        in_report(f"{RESULTS}/risk/example/fig1.png", "dincer2016/fig1.rst", "dincer2016"),
+        in_report(f"{RESULTS}/risk/example/fig2.png", "dincer2016/fig2.rst", "dincer2016"),
     params:
         out=output_dir,
     log:
@@ -35,7 +35,7 @@ rule risk_population:
         if POP["include_models"] else [],
     output:
         population=f"{RESULTS}/risk/population/population.npz",
-        table=in_report(f"{RESULTS}/risk/population/systems.csv", "dincer2016/systems.rst", "Risk"),
+        table=in_report(f"{RESULTS}/risk/population/systems.csv", "dincer2016/systems.rst", "dincer2016"),
     params:
         opts=lambda w, input: flags(
             models=list(input.models), features=POP["features"], objectives=POP["objectives"], seeds=POP["seeds"],
@@ -59,10 +59,10 @@ rule risk_table6:
     input:
         f"{RESULTS}/risk/population/population.npz",
     output:
-        in_report(f"{RESULTS}/risk/population/table6.csv", "dincer2016/table6.rst", "Risk"),
-        in_report(f"{RESULTS}/risk/population/observations.csv", "dincer2016/observations.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/population/table6.csv", "dincer2016/table6.rst", "dincer2016"),
+        in_report(f"{RESULTS}/risk/population/observations.csv", "dincer2016/observations.rst", "dincer2016"),
         f"{RESULTS}/risk/population/georisk_curves.csv",
-        in_report(f"{RESULTS}/risk/population/fig3.png", "dincer2016/fig3.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/population/fig3.png", "dincer2016/fig3.rst", "dincer2016"),
     params:
         opts=flags(baseline=f"f{POP['baseline_feature']}", measure=POP["measure"], alphas=POP["alphas"], top=POP["top"]),
         out=output_dir,
@@ -138,7 +138,7 @@ rule risk_table7:
         runs=expand(f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz", spec=list(risk_learners()),
                     fold=LEARN["folds"]),
     output:
-        in_report(f"{RESULTS}/risk/learning/table7.csv", "dincer2016/table7.rst", "Risk"),
+        in_report(f"{RESULTS}/risk/learning/table7.csv", "dincer2016/table7.rst", "dincer2016"),
         f"{RESULTS}/risk/learning/per_query_ndcg10.csv",
     params:
         opts=flags(**LEARN_PROTOCOL, folds=LEARN["folds"], baseline_feature=LEARN["baseline_feature"],

@@ -33,7 +33,7 @@ rule clicks_dbn:
         sessions=f"{CLICKS_DIR}/world/sessions.tsv",
     output:
         model=f"{CLICKS_DIR}/dbn.npz",
-        table=in_report(f"{CLICKS_DIR}/dbn_recovery.csv", "ozertem2011/dbn_recovery.rst", "Clicks"),
+        table=in_report(f"{CLICKS_DIR}/dbn_recovery.csv", "ozertem2011/dbn_recovery.rst", "ozertem2011"),
     params:
         opts=flags(views_grid=CLICKS["dbn"]["min_views_grid"], gamma=CLICKS["dbn"]["gamma"], prior=CLICKS["dbn"]["prior"],
                    max_iter=CLICKS["dbn"]["max_iter"], tol=CLICKS["dbn"]["tol"]),
@@ -93,9 +93,9 @@ rule clicks_report:
         printed=_config_file(CLICKS["printed_table2"]),
     output:
         # one caption per table and figure: workflow/report/ozertem2011/<name>.rst
-        *[in_report(f"{CLICKS_DIR}/{t}.csv", f"ozertem2011/{t}.rst", "Clicks")
+        *[in_report(f"{CLICKS_DIR}/{t}.csv", f"ozertem2011/{t}.rst", "ozertem2011")
           for t in [f"table{t}" for t in (2, 4, 5, 6, 7, 8)] + ["study", "min_views"]],
-        *[in_report(f"{CLICKS_DIR}/fig{i}.png", f"ozertem2011/fig{i}.rst", "Clicks") for i in range(1, 9)],
+        *[in_report(f"{CLICKS_DIR}/fig{i}.png", f"ozertem2011/fig{i}.rst", "ozertem2011") for i in range(1, 9)],
     params:
         opts=flags(paper_tests=CLICKS["paper_tests"], coverage_z=CLICKS["coverage_z"], grades=CLICKS["grades"]),
         src=input_dir,

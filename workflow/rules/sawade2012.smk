@@ -1,9 +1,9 @@
 # Active evaluation (Sawade et al. 2012, Sec. 5): per fold and experiment, q* of every
 # method -> Monte Carlo shards of Algorithm 1 -> merged curves, savings.csv, Figs. 1-3, the
 # coverage study of the interval (coverage.csv, coverage.png), label_model_check.csv and
-# label_model_split.csv (the calibrated label model, active.calibrated).
+# label_model_split.csv (the calibrated label model, sawade2012.calibrated).
 
-# Fig. 1 with the calibrated label model (active.calibrated): fig1_<model>_calibrated, appended after
+# Fig. 1 with the calibrated label model (sawade2012.calibrated): fig1_<model>_calibrated, appended after
 # the paper's experiments (their rows and files stay as they are)
 EXPERIMENTS.update({
     e.name: e
@@ -134,19 +134,19 @@ rule active_summary:
             shard=SHARDS,
         ),
     output:
-        savings=in_report(f"{RESULTS}/active/savings.csv", "sawade2012/savings.rst", "Active evaluation"),
-        curves=in_report(f"{RESULTS}/active/curves.csv", "sawade2012/curves_table.rst", "Active evaluation"),
-        costs=in_report(f"{RESULTS}/active/costs.png", "sawade2012/costs.rst", "Active evaluation"),
+        savings=in_report(f"{RESULTS}/active/savings.csv", "sawade2012/savings.rst", "sawade2012"),
+        curves=in_report(f"{RESULTS}/active/curves.csv", "sawade2012/curves_table.rst", "sawade2012"),
+        costs=in_report(f"{RESULTS}/active/costs.png", "sawade2012/costs.rst", "sawade2012"),
         # one caption per figure (a figure per measure: fig1_err.png, fig1_dcg.png, ...)
         **{
             fig: in_report(expand(f"{RESULTS}/active/{fig}_{{m}}.png", m=ACT["measures"]), f"sawade2012/{fig}.rst",
-                           "Active evaluation")
+                           "sawade2012")
             for fig in ["fig1", "fig2", "fig3"] + (["fig3_train_size"] if SIZES else [])
         },
-        coverage=in_report(f"{RESULTS}/active/coverage.csv", "sawade2012/coverage_table.rst", "Active evaluation"),
-        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "sawade2012/coverage.rst", "Active evaluation"),
-        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "Active evaluation"),
-        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "sawade2012/label_model_check.rst", "Active evaluation"),
+        coverage=in_report(f"{RESULTS}/active/coverage.csv", "sawade2012/coverage_table.rst", "sawade2012"),
+        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "sawade2012/coverage.rst", "sawade2012"),
+        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "sawade2012"),
+        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "sawade2012/label_model_check.rst", "sawade2012"),
         label_split=f"{RESULTS}/active/label_model_split.csv",
     params:
         out=output_dir,

@@ -23,13 +23,13 @@ rule theory_report:
     input:
         expand(f"{THEORY_DIR}/samples/n{{n}}.npz", n=THEORY["sizes"]),
     output:
-        in_report(f"{THEORY_DIR}/limits.csv", "wang2013/limits.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/convergence.csv", "wang2013/convergence_table.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/gaps.csv", "wang2013/gaps.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/rate.csv", "wang2013/rate.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/distinguishability.csv", "wang2013/distinguishability_table.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/convergence.png", "wang2013/convergence.rst", "Theory"),
-        in_report(f"{THEORY_DIR}/distinguishability.png", "wang2013/distinguishability.rst", "Theory"),
+        in_report(f"{THEORY_DIR}/limits.csv", "wang2013/limits.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/convergence.csv", "wang2013/convergence_table.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/gaps.csv", "wang2013/gaps.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/rate.csv", "wang2013/rate.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/distinguishability.csv", "wang2013/distinguishability_table.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/convergence.png", "wang2013/convergence.rst", "wang2013"),
+        in_report(f"{THEORY_DIR}/distinguishability.png", "wang2013/distinguishability.rst", "wang2013"),
     params:
         opts=flags(params=THEORY_PARAMS),
         out=output_dir,
@@ -50,10 +50,10 @@ rule theory_lists:
         models=expand(f"{RESULTS}/fold{TLISTS['fold']}/models/{{m}}.pkl", m=TLISTS["rankers"]),
         partition=[f"{RESULTS}/data/S{TLISTS['partition']}.npz"] if TLISTS["source"] == "dataset" else [],
     output:
-        table=in_report(f"{THEORY_DIR}/lists.csv", "wang2013/lists_table.rst", "Theory"),
-        # one caption per figure (its measure: theory.lists.measures[i - 1]); past the four
+        table=in_report(f"{THEORY_DIR}/lists.csv", "wang2013/lists_table.rst", "wang2013"),
+        # one caption per figure (its measure: wang2013.lists.measures[i - 1]); past the four
         # shipped captions, one caption that lists the measures in order
-        *[in_report(f, f"wang2013/lists_fig{i}.rst" if i <= 4 else "wang2013/lists.rst", "Theory")
+        *[in_report(f, f"wang2013/lists_fig{i}.rst" if i <= 4 else "wang2013/lists.rst", "wang2013")
           for i, f in enumerate(TLISTS_FIGS, 1)],
     params:
         opts=lambda w, input: flags(

@@ -160,7 +160,7 @@ def test_tools_audit_optional(tmp_path):
     assert _get(_write(tmp_path, tools=_tools(short_lmg="zero")), 7).verdict == "reproduced"
     (tmp_path / "ndcg" / "tool_conventions.csv").unlink()
     f = bf.findings(Outputs(tmp_path))[7]
-    assert f.verdict == "not tested" and "ndcg.audit" in f.reason
+    assert f.verdict == "not tested" and "busafekete2012.audit" in f.reason
 
 
 def test_missing_required_table_makes_the_section_not_tested(tmp_path):

@@ -125,13 +125,13 @@ def test_table4_mostly_wrong_is_not_reproduced(tmp_path):
 
 
 def test_missing_optional_parts_are_not_tested(tmp_path):
-    _example(tmp_path)  # risk.population and risk.learning disabled
+    _example(tmp_path)  # dincer2016.population and dincer2016.learning disabled
     items = dincer.findings(Outputs(tmp_path))
     assert len(items) == 12
     assert [f.verdict for f in items[:2]] == ["reproduced", "reproduced"]
     rest = items[2:]
     assert all(f.verdict == "not tested" for f in rest)
-    assert "risk.population" in rest[0].reason and "risk.learning" in rest[-1].reason
+    assert "dincer2016.population" in rest[0].reason and "dincer2016.learning" in rest[-1].reason
     # the whole section through the framework: only the example there
     title, sec = [s for s in collect(tmp_path) if s[0] == dincer.TITLE][0]
     assert len(sec) == 12

@@ -72,7 +72,7 @@ def test_small_pool_and_missing_tables_are_not_tested(tmp_path):
     out = _write(tmp_path / "empty")
     pd.DataFrame(columns=SPLIT_COLUMNS).to_csv(tmp_path / "empty" / "active" / "label_model_split.csv", index=False)
     empty = cc.calibrated_findings(out)
-    assert [f.verdict for f in empty] == ["not tested"] and "active.calibrated" in empty[0].reason
+    assert [f.verdict for f in empty] == ["not tested"] and "sawade2012.calibrated" in empty[0].reason
 
 
 def test_the_dcg_claim_states_the_saving_monte_carlo_error(tmp_path):

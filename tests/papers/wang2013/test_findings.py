@@ -1,6 +1,6 @@
 """Wang et al. (2013) findings (evalrank.papers.wang2013.findings) on small crafted theory tables: the numbers
 shown are the tables', the verdicts flip when a number crosses its tolerance, and a disabled
-sub-part (theory.lists) or a measure not in the config gives "not tested"."""
+sub-part (wang2013.lists) or a measure not in the config gives "not tested"."""
 
 import pandas as pd
 import pytest
@@ -144,7 +144,7 @@ def test_fig3_verdict_flips_with_the_random_scorer(tmp_path):
 def test_lists_disabled_and_missing_measures_are_not_tested(tmp_path):
     items = wang.findings(write(tmp_path, lists=False))
     figs = [f for f in items if f.claim.startswith("Fig.")]
-    assert len(figs) == 4 and all(f.verdict == "not tested" and "theory.lists" in f.reason for f in figs)
+    assert len(figs) == 4 and all(f.verdict == "not tested" and "wang2013.lists" in f.reason for f in figs)
     # no k = c n measure in this config: those rows are not tested, not an error
     assert by_claim(items, "Theorems 8, 12").verdict == "not tested"
     assert by_claim(items, "Theorems 7, 11").verdict == "not tested"

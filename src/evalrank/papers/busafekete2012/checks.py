@@ -8,11 +8,11 @@ __all__ = ["config_problems"]
 
 def config_problems(config: dict) -> list[tuple[str, str]]:
     """``(dotted key, message)`` for each constraint the ``ndcg`` section breaks."""
-    nd = config["ndcg"]
+    nd = config["busafekete2012"]
     problems = []
     extra = [m for m in nd["fig1_learners"] if m not in nd["learners"]]
     if extra:
-        problems.append(("ndcg.fig1_learners", f"{extra} must also be in ndcg.learners"))
+        problems.append(("busafekete2012.fig1_learners", f"{extra} must also be in busafekete2012.learners"))
     if nd["reference"] not in nd["train_conventions"]:
-        problems.append(("ndcg.reference", f"{nd['reference']!r} must be one of ndcg.train_conventions"))
+        problems.append(("busafekete2012.reference", f"{nd['reference']!r} must be one of busafekete2012.train_conventions"))
     return problems

@@ -17,7 +17,7 @@ What the tables hold (built by :func:`evalrank.papers.busafekete2012.report.clai
   RankLib) ranked by mean NDCG@10, Kendall's tau against the reference's order, and the paired
   t-test of each learner against the next one down.
 - ``ndcg/curves.csv``: mean NDCG@1..10 over the folds per (learner, training, evaluation).
-- ``ndcg/tool_conventions.csv`` (only when ``ndcg.audit`` is on): today's tools run on crafted
+- ``ndcg/tool_conventions.csv`` (only when ``busafekete2012.audit`` is on): today's tools run on crafted
   cases, and the presets of the paper's six tools.
 
 What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
@@ -481,7 +481,7 @@ def _tools(out) -> Finding:
              "(0, or 1 for YAHOO) and (ii) lists shorter than k (padded, or scored 0 by LETOR 4.0 and MS); "
              "ties were set aside as rare (Sec. 3, Sec. 5)")
     if not out.has(TOOLS):
-        return Finding.not_tested(claim, "the audit of today's tools is off in this config (ndcg.audit), "
+        return Finding.not_tested(claim, "the audit of today's tools is off in this config (busafekete2012.audit), "
                                   "no tool_conventions.csv", TOOLS)
     t = out.csv(TOOLS)
     ran = t[t["source"] == "ran the tool"]

@@ -66,28 +66,28 @@ def add_stage_parsers(sub) -> None:
     s = add_command(sub, "ndcg-train", cmd_ndcg_train,
                     "Busa-Fekete Sec. 5: train one learner under one NDCG convention")
     s.add_argument("--partitions", nargs="+", required=True, help="parsed S1..S5 .npz files")
-    s.add_argument("--fold", type=int, required=True, help="the LETOR fold (ndcg.folds)")
-    s.add_argument("--learner", required=True, help="the learner (ndcg.learners)")
-    s.add_argument("--convention", required=True, help="the training convention (ndcg.train_conventions)")
-    s.add_argument("--grid", required=True, help="JSON {param: [values]} (ndcg.grids.<learner>; {} = no search)")
+    s.add_argument("--fold", type=int, required=True, help="the LETOR fold (busafekete2012.folds)")
+    s.add_argument("--learner", required=True, help="the learner (busafekete2012.learners)")
+    s.add_argument("--convention", required=True, help="the training convention (busafekete2012.train_conventions)")
+    s.add_argument("--grid", required=True, help="JSON {param: [values]} (busafekete2012.grids.<learner>; {} = no search)")
     s.add_argument("--params", required=True, help="JSON {param: value}: fixed constructor parameters "
-                                                    "(ndcg.params.<learner>)")
+                                                    "(busafekete2012.params.<learner>)")
     s.add_argument("--max-train-queries", type=int, help="random subset of the training queries "
-                                                         "(ndcg.max_train_queries; default: all)")
+                                                         "(busafekete2012.max_train_queries; default: all)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
-    s.add_argument("--threads", type=int, required=True, help="threads of the fit (ndcg.threads)")
+    s.add_argument("--threads", type=int, required=True, help="threads of the fit (busafekete2012.threads)")
     s.add_argument("--output", required=True, help="the run (.npz; its .json beside it)")
 
     s = add_command(sub, "ndcg-report", cmd_ndcg_report,
                     "Busa-Fekete Figs. 1-2, ordering.csv, claims.csv from the runs")
     s.add_argument("--runs", nargs="+", required=True, help="the runs (.npz) of ndcg-train")
     s.add_argument("--out-dir", required=True, help="folder of the tables and figures")
-    s.add_argument("--k", type=int, required=True, help="NDCG@k of the tables (ndcg.k)")
-    s.add_argument("--reference", required=True, help="the reference convention (ndcg.reference)")
-    s.add_argument("--learners", nargs="+", required=True, help="Fig. 2's learners (ndcg.learners)")
-    s.add_argument("--fig1-learners", nargs="+", required=True, help="Fig. 1's learners (ndcg.fig1_learners)")
-    s.add_argument("--train-conventions", nargs="+", required=True, help="ndcg.train_conventions")
-    s.add_argument("--eval-conventions", nargs="+", required=True, help="ndcg.eval_conventions")
+    s.add_argument("--k", type=int, required=True, help="NDCG@k of the tables (busafekete2012.k)")
+    s.add_argument("--reference", required=True, help="the reference convention (busafekete2012.reference)")
+    s.add_argument("--learners", nargs="+", required=True, help="Fig. 2's learners (busafekete2012.learners)")
+    s.add_argument("--fig1-learners", nargs="+", required=True, help="Fig. 1's learners (busafekete2012.fig1_learners)")
+    s.add_argument("--train-conventions", nargs="+", required=True, help="busafekete2012.train_conventions")
+    s.add_argument("--eval-conventions", nargs="+", required=True, help="busafekete2012.eval_conventions")
 
     s = add_command(sub, "ndcg-audit", cmd_ndcg_audit,
                     "run every installed NDCG tool on crafted cases: tool_conventions.csv")

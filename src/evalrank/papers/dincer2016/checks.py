@@ -10,7 +10,7 @@ __all__ = ["config_problems"]
 
 def config_problems(config: dict) -> list[tuple[str, str]]:
     """``(dotted key, message)`` for each constraint the enabled parts of ``risk`` break."""
-    risk = config["risk"]
+    risk = config["dincer2016"]
     problems = []
     if risk["enabled"] and risk["population"]["enabled"]:
         problems += _population(risk["population"], config)
@@ -18,10 +18,10 @@ def config_problems(config: dict) -> list[tuple[str, str]]:
     if risk["enabled"] and learn["enabled"]:
         bad = [f for f in learn["folds"] if f > learn["n_folds"]]
         if bad:
-            problems.append(("risk.learning.folds", f"{bad} exceed risk.learning.n_folds = {learn['n_folds']}"))
+            problems.append(("dincer2016.learning.folds", f"{bad} exceed dincer2016.learning.n_folds = {learn['n_folds']}"))
         n_feat = (learn["dataset"] or config["dataset"])["n_features"]
         if learn["baseline_feature"] > n_feat:
-            problems.append(("risk.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
+            problems.append(("dincer2016.learning.baseline_feature", f"{learn['baseline_feature']} exceeds the "
                              f"dataset's n_features = {n_feat}"))
     return problems
 
@@ -29,17 +29,17 @@ def config_problems(config: dict) -> list[tuple[str, str]]:
 def _population(pop: dict, config: dict) -> list[tuple[str, str]]:
     problems = []
     if pop["fold"] == pop["test_partition"]:
-        problems.append(("risk.population.test_partition", f"must differ from risk.population.fold ({pop['fold']})"))
+        problems.append(("dincer2016.population.test_partition", f"must differ from dincer2016.population.fold ({pop['fold']})"))
     if pop["baseline_feature"] not in pop["features"]:
-        problems.append(("risk.population.baseline_feature",
-                         f"{pop['baseline_feature']} must be one of risk.population.features"))
+        problems.append(("dincer2016.population.baseline_feature",
+                         f"{pop['baseline_feature']} must be one of dincer2016.population.features"))
     if pop["include_models"] and not config["models"]["enabled"]:
-        problems.append(("risk.population.include_models",
+        problems.append(("dincer2016.population.include_models",
                          "needs the models stage (models.enabled: true); set it to false to leave the models out"))
     elif pop["include_models"]:
-        problems += fold_is_trained("risk.population.fold", pop["fold"], config)
+        problems += fold_is_trained("dincer2016.population.fold", pop["fold"], config)
     n_feat = config["dataset"]["n_features"]
     too_big = [f for f in pop["features"] if f > n_feat]
     if too_big:
-        problems.append(("risk.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
+        problems.append(("dincer2016.population.features", f"{too_big} exceed dataset.n_features = {n_feat}"))
     return problems

@@ -1,8 +1,8 @@
 """Findings of Dinçer, Macdonald & Ounis (2016), "Risk-sensitive evaluation and learning to
 rank using multiple baselines" (SIGIR 2016), on this run's ``risk/`` outputs.
 
-Three parts, each its own stage sub-part (``risk.example``, ``risk.population``,
-``risk.learning``); a disabled part's claims are "not tested":
+Three parts, each its own stage sub-part (``dincer2016.example``, ``dincer2016.population``,
+``dincer2016.learning``); a disabled part's claims are "not tested":
 
 - Sec. 4, **Tables 4-5** (the worked example on Table 3's eight systems): ZRisk per topic and
   summed for single baselines (Table 4), ZRisk and GeoRisk with all eight as baselines at
@@ -36,7 +36,7 @@ from types import SimpleNamespace
 from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Power, fmt
 
 TITLE = "Dinçer et al. (2016), risk with multiple baselines"
-#: The worked example is on whenever the risk stage is (``risk.example.enabled`` defaults to
+#: The worked example is on whenever the risk stage is (``dincer2016.example.enabled`` defaults to
 #: true and no shipped config turns it off); the population and learning parts are optional.
 REQUIRES = ("risk/example/vs_paper.csv",)
 
@@ -174,7 +174,7 @@ POPULATION_CLAIMS = (
 def _population(out) -> list[Finding]:
     """Sec. 5, Table 6: the four claims of :data:`POPULATION_CLAIMS`, each by its rule function."""
     if miss := out.missing(POPULATION):
-        why = f"risk.population is not part of this config (no {', '.join(miss)})"
+        why = f"dincer2016.population is not part of this config (no {', '.join(miss)})"
         return [Finding.not_tested(c, why, POPULATION) for c in POPULATION_CLAIMS]
     systems = out.csv(POPULATION[0])
     t6 = out.csv(POPULATION[1])
@@ -334,7 +334,7 @@ LEARNING_CLAIMS = (
 def _learning(out) -> list[Finding]:
     """Sec. 6, Table 7: the six claims of :data:`LEARNING_CLAIMS`, each by its rule function."""
     if miss := out.missing(LEARNING):
-        why = f"risk.learning is not part of this config (no {', '.join(miss)})"
+        why = f"dincer2016.learning is not part of this config (no {', '.join(miss)})"
         return [Finding.not_tested(c, why, LEARNING) for c in LEARNING_CLAIMS]
     t7 = out.csv(LEARNING[0])
     src = LEARNING[0]

@@ -78,11 +78,11 @@ def cmd_risk_table7(a):
 
 def table6_args(s, defaults: bool) -> None:
     """Table 6's options: the paper's values for ``risk``; required for ``risk-table6``, whose
-    rule passes risk.population.*."""
+    rule passes dincer2016.population.*."""
     def opt(value, key):
         if defaults:
             return {"default": value}, ""
-        return {"required": True}, f" (risk.population.{key})"
+        return {"required": True}, f" (dincer2016.population.{key})"
 
     kw, key = opt("err@20", "measure")
     s.add_argument("--measure", **kw, help=("per-topic measure: err@k or ndcg@k" if not defaults else
@@ -99,19 +99,19 @@ def _protocol_args(s) -> None:
     """Sec. 6.1's protocol options, shared by risk-baseline, risk-learn and risk-table7."""
     s.add_argument("--partitions", nargs="+", required=True, help="all query partitions (.npz), pooled")
     s.add_argument("--holdout", type=float, required=True,
-                   help="share of the queries that pre-trains the learned baselines (risk.learning.holdout)")
-    s.add_argument("--n-folds", type=int, required=True, help="parts of the other queries (risk.learning.n_folds)")
+                   help="share of the queries that pre-trains the learned baselines (dincer2016.learning.holdout)")
+    s.add_argument("--n-folds", type=int, required=True, help="parts of the other queries (dincer2016.learning.n_folds)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--convention", required=True,
-                   help="NDCG preset for training and Table 7 (risk.learning.convention)")
+                   help="NDCG preset for training and Table 7 (dincer2016.learning.convention)")
 
 
 def _risk_example_parser(sub) -> None:
     s = add_command(sub, "risk-example", cmd_risk_example,
                     "Dinçer et al. 2016 Tables 4-5 and Figs. 1-2 from Table 3's matrix")
-    s.add_argument("--matrix", required=True, help="systems x topics CSV (risk.example.matrix)")
-    s.add_argument("--printed4", required=True, help="Table 4 as printed in the paper, CSV (risk.example.printed4)")
-    s.add_argument("--printed5", required=True, help="Table 5 as printed in the paper, CSV (risk.example.printed5)")
+    s.add_argument("--matrix", required=True, help="systems x topics CSV (dincer2016.example.matrix)")
+    s.add_argument("--printed4", required=True, help="Table 4 as printed in the paper, CSV (dincer2016.example.printed4)")
+    s.add_argument("--printed5", required=True, help="Table 5 as printed in the paper, CSV (dincer2016.example.printed5)")
     s.add_argument("--out-dir", required=True, help="folder of the tables and figures")
 
 
@@ -123,18 +123,18 @@ def _risk_population_parser(sub) -> None:
     s.add_argument("--models", nargs="*", help="fitted pipeline models (.pkl) to add to the population "
                                                "(default: none)")
     s.add_argument("--features", type=int, nargs="+", required=True,
-                   help="1-based feature ids used as rankers (risk.population.features)")
-    s.add_argument("--objectives", nargs="+", required=True, help="LightGBM objectives (risk.population.objectives)")
-    s.add_argument("--seeds", type=int, required=True, help="LightGBM replicates per variant (risk.population.seeds)")
+                   help="1-based feature ids used as rankers (dincer2016.population.features)")
+    s.add_argument("--objectives", nargs="+", required=True, help="LightGBM objectives (dincer2016.population.objectives)")
+    s.add_argument("--seeds", type=int, required=True, help="LightGBM replicates per variant (dincer2016.population.seeds)")
     s.add_argument("--train-fractions", type=float, nargs="+", required=True,
-                   help="shares of the training queries (risk.population.train_fractions)")
+                   help="shares of the training queries (dincer2016.population.train_fractions)")
     s.add_argument("--feature-shares", type=float, nargs="+", required=True,
-                   help="shares of the features (risk.population.feature_shares)")
-    s.add_argument("--lgb-params", required=True, help="JSON of LightGBM's parameters (risk.population.lightgbm)")
-    s.add_argument("--measure", required=True, help="per-topic measure (risk.population.measure)")
+                   help="shares of the features (dincer2016.population.feature_shares)")
+    s.add_argument("--lgb-params", required=True, help="JSON of LightGBM's parameters (dincer2016.population.lightgbm)")
+    s.add_argument("--measure", required=True, help="per-topic measure (dincer2016.population.measure)")
     s.add_argument("--max-grade", type=int, required=True, help="highest relevance grade (dataset.max_grade)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
-    s.add_argument("--threads", type=int, required=True, help="LightGBM's threads (risk.population.threads)")
+    s.add_argument("--threads", type=int, required=True, help="LightGBM's threads (dincer2016.population.threads)")
     s.add_argument("--output", required=True, help=".npz: names, kinds, topics, X (systems x topics)")
     s.add_argument("--table", required=True, help="CSV: one row per system")
 
@@ -145,7 +145,7 @@ def _risk_table6_parser(sub) -> None:
     s.add_argument("--population", required=True, help="population.npz of risk-population")
     s.add_argument("--out-dir", required=True, help="folder of the tables and Fig. 3")
     s.add_argument("--baseline", required=True,
-                   help="name of the single baseline system, f<id> (risk.population.baseline_feature)")
+                   help="name of the single baseline system, f<id> (dincer2016.population.baseline_feature)")
     table6_args(s, defaults=False)
     # risk-population already dropped the topics where every system scores 0 (and logged them)
     s.set_defaults(zero_totals="ignore")
@@ -155,42 +155,42 @@ def _risk_baseline_parser(sub) -> None:
     s = add_command(sub, "risk-baseline", cmd_risk_baseline,
                     "pre-train one learned baseline on the held-out queries (Sec. 6.1)")
     _protocol_args(s)
-    s.add_argument("--learner", required=True, help="the learner (risk.learning.baselines)")
+    s.add_argument("--learner", required=True, help="the learner (dincer2016.learning.baselines)")
     s.add_argument("--params", required=True, help="JSON of the learner's parameters "
-                                                   "(risk.learning.baseline_params.<learner>)")
+                                                   "(dincer2016.learning.baseline_params.<learner>)")
     s.add_argument("--grid", default="{}", help="JSON {param: [values]} tuned on the validation queries "
                                                 "({} = no search; no config key)")
-    s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
+    s.add_argument("--threads", type=int, required=True, help="threads of the fit (dincer2016.learning.threads)")
     s.add_argument("--output", required=True, help="the fitted baseline (.pkl)")
 
 
 def _risk_learn_parser(sub) -> None:
     s = add_command(sub, "risk-learn", cmd_risk_learn, "LambdaMART or a risk-sensitive variant on one fold (Sec. 6)")
     _protocol_args(s)
-    s.add_argument("--fold", type=int, required=True, help="the fold (risk.learning.folds)")
+    s.add_argument("--fold", type=int, required=True, help="the fold (dincer2016.learning.folds)")
     s.add_argument("--method", required=True, help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk "
-                                                   "(risk.learning.methods)")
-    s.add_argument("--alpha", type=float, required=True, help="the risk weight (risk.learning.alphas; "
+                                                   "(dincer2016.learning.methods)")
+    s.add_argument("--alpha", type=float, required=True, help="the risk weight (dincer2016.learning.alphas; "
                                                               "0 for lambdamart)")
     s.add_argument("--baseline-feature", type=int, required=True,
-                   help="1-based feature id of the single baseline (risk.learning.baseline_feature)")
+                   help="1-based feature id of the single baseline (dincer2016.learning.baseline_feature)")
     s.add_argument("--baselines", nargs="*", help="fitted learned baselines (.pkl) for t*-faro and georisk "
                                                   "(default: none)")
-    s.add_argument("--params", required=True, help="JSON of LambdaMART's parameters (risk.learning.params)")
-    s.add_argument("--threads", type=int, required=True, help="threads of the fit (risk.learning.threads)")
+    s.add_argument("--params", required=True, help="JSON of LambdaMART's parameters (dincer2016.learning.params)")
+    s.add_argument("--threads", type=int, required=True, help="threads of the fit (dincer2016.learning.threads)")
     s.add_argument("--output", required=True, help="fold<k>.npz: qids, ndcg10, scores")
 
 
 def _risk_table7_parser(sub) -> None:
     s = add_command(sub, "risk-table7", cmd_risk_table7, "Table 7 from the per-fold runs (Sec. 6.2)")
     _protocol_args(s)
-    s.add_argument("--folds", type=int, nargs="+", required=True, help="risk.learning.folds")
+    s.add_argument("--folds", type=int, nargs="+", required=True, help="dincer2016.learning.folds")
     s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (.pkl)")
     s.add_argument("--baseline-feature", type=int, required=True,
-                   help="1-based feature id of the single baseline (risk.learning.baseline_feature)")
+                   help="1-based feature id of the single baseline (dincer2016.learning.baseline_feature)")
     s.add_argument("--runs", nargs="+", required=True, help="runs/<learner>/fold<f>.npz of risk-learn")
     s.add_argument("--loss-threshold", type=float, required=True,
-                   help="Table 7's big losses, 'L > 20%%' (risk.learning.loss_threshold)")
+                   help="Table 7's big losses, 'L > 20%%' (dincer2016.learning.loss_threshold)")
     s.add_argument("--out-dir", required=True, help="folder of table7.csv and per_query_ndcg10.csv")
 
 

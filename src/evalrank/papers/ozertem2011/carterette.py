@@ -75,7 +75,7 @@ class OrdinalClickModel:
             raise ValueError(f"X, grades: expected (n, d) and (n,), got {X.shape} and {y.shape}")
         if y.size < 2:
             raise ValueError(f"grades: Carterette & Jones' regression needs judged training pairs, got {y.size}; "
-                             "lower clicks.carterette.min_train_impressions")
+                             "lower ozertem2011.carterette.min_train_impressions")
         if y.min() < 0 or y.max() >= self.n_grades:
             raise ValueError(f"grades: must lie in 0..{self.n_grades - 1}")
         self.mean_ = X.mean(axis=0)

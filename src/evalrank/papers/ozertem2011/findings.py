@@ -530,7 +530,7 @@ def _coverage(out):
     rng = lambda d: f"{pct(d.loc[fl, 'coverage'].min(), 0)}–{pct(d.loc[fl, 'coverage'].max(), 0)}"  # noqa: E731
     return Finding(
         claim=C_COV,
-        ours=(f"share of tests with the true ΔDCG within the band (± `clicks.coverage_z` SD): smoothed-DBN "
+        ours=(f"share of tests with the true ΔDCG within the band (± `ozertem2011.coverage_z` SD): smoothed-DBN "
               f"{pct(ct, 0)}, full sets {rng(t)}; with the editorial-scale target: smoothed-DBN {pct(ce, 0)}, "
               f"full sets {rng(e)}"),
         verdict=verdict,

@@ -47,7 +47,7 @@ def _pairs(w):
 def simulate_files(*, predictions: dict, agreement, params: dict, seed: int, out_dir, grades, log=_quiet) -> None:
     """Sec. 4's world (:func:`~evalrank.papers.ozertem2011.simulate.simulate_world`) from the pool
     predictions of the rankers (``predictions``: name -> predictions.npz, all of one pool), Table 1's
-    agreement matrix (CSV) and the world's parameters (``clicks.world``) -> ``world.npz``, ``tests.csv``,
+    agreement matrix (CSV) and the world's parameters (``ozertem2011.world``) -> ``world.npz``, ``tests.csv``,
     ``sessions.tsv`` and ``judgments.tsv`` in ``out_dir``."""
     from evalrank.papers.ozertem2011.logs import write_judgments, write_sessions
     from evalrank.papers.ozertem2011.simulate import WorldParams, simulate_world

@@ -49,7 +49,7 @@ __all__ = ["WorldParams", "World", "simulate_world", "per_query_zscores", "top_k
 
 @dataclass(frozen=True)
 class WorldParams:
-    """Knobs of the simulated world (config ``clicks.world``)."""
+    """Knobs of the simulated world (config ``ozertem2011.world``)."""
 
     baseline: str = "lambdamart"
     history: tuple[str, ...] = ("rf", "ordinal_rf", "ranksvm")
@@ -253,7 +253,7 @@ def _tests(grade, offsets, z, params: WorldParams, seed: int):
             np.zeros(0, np.int64)
         if chosen.size == 0:
             raise ValueError(f"test {t + 1}: the novel configuration changes no query's top {params.k}; "
-                             f"raise clicks.world.noise or blend")
+                             f"raise ozertem2011.world.noise or blend")
         rows_q.append(chosen)
         rows_nov.append(novel_top_all[chosen])
         rows_base.append(base_top_all[chosen])

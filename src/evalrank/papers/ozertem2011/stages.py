@@ -68,13 +68,13 @@ def _views(v):
 
 def add_stage_parsers(sub) -> None:
     def grades(s):
-        s.add_argument("--grades", nargs="+", required=True, help="grade names, lowest first (clicks.grades)")
+        s.add_argument("--grades", nargs="+", required=True, help="grade names, lowest first (ozertem2011.grades)")
 
     s = add_command(sub, "clicks-simulate", cmd_simulate,
                     "simulate the search world: sessions, tests, editors (Ozertem 2011)")
     s.add_argument("--predictions", nargs="+", required=True, help="NAME=predictions.npz of each ranker on the pool")
-    s.add_argument("--agreement", required=True, help="inter-editor agreement matrix CSV, Table 1 (clicks.agreement)")
-    s.add_argument("--params", required=True, help="JSON of the world's parameters (clicks.world)")
+    s.add_argument("--agreement", required=True, help="inter-editor agreement matrix CSV, Table 1 (ozertem2011.agreement)")
+    s.add_argument("--params", required=True, help="JSON of the world's parameters (ozertem2011.world)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--out-dir", required=True, help="folder of world.npz, tests.csv, sessions.tsv, judgments.tsv")
     grades(s)
@@ -84,60 +84,60 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--sessions", required=True, help="sessions.tsv of clicks-simulate")
     s.add_argument("--views-grid", type=int, nargs="+", required=True,
                    help="view thresholds at which to report the recovery of the simulator's parameters "
-                        "(clicks.dbn.min_views_grid)")
+                        "(ozertem2011.dbn.min_views_grid)")
     s.add_argument("--gamma", type=float,
-                   help="EM's continuation probability (clicks.dbn.gamma; default: none, EM fits it)")
+                   help="EM's continuation probability (ozertem2011.dbn.gamma; default: none, EM fits it)")
     s.add_argument("--prior", type=float, nargs=2, required=True, help="Beta pseudo-counts of EM's M-step "
-                                                                      "(clicks.dbn.prior)")
-    s.add_argument("--max-iter", type=int, required=True, help="EM iterations at most (clicks.dbn.max_iter)")
-    s.add_argument("--tol", type=float, required=True, help="EM's convergence tolerance (clicks.dbn.tol)")
+                                                                      "(ozertem2011.dbn.prior)")
+    s.add_argument("--max-iter", type=int, required=True, help="EM iterations at most (ozertem2011.dbn.max_iter)")
+    s.add_argument("--tol", type=float, required=True, help="EM's convergence tolerance (ozertem2011.dbn.tol)")
     s.add_argument("--output", required=True, help="dbn.npz")
     s.add_argument("--table", required=True, help="recovery of the simulator's parameters (CSV)")
 
     s = add_command(sub, "clicks-estimate", cmd_estimate, "ΔDCG@k of every test by every estimator")
     for arg, text in (("--world", "world.npz of clicks-simulate"), ("--sessions", "sessions.tsv of clicks-simulate"),
                       ("--judgments", "judgments.tsv of clicks-simulate"), ("--dbn", "dbn.npz of clicks-dbn"),
-                      ("--agreement", "inter-editor agreement matrix CSV (clicks.agreement)"),
+                      ("--agreement", "inter-editor agreement matrix CSV (ozertem2011.agreement)"),
                       ("--out-dir", "folder of estimates.npz, summaries.csv, sigma.csv, loo_curve.csv, sources.npz, "
                                     "min_views.csv")):
         s.add_argument(arg, required=True, help=text)
     s.add_argument("--model", choices=["simplified", "em"], required=True,
                    help="click model behind smoothed-DBN; the other one is reported as smoothed_<model> "
-                        "(clicks.dbn.model)")
+                        "(ozertem2011.dbn.model)")
     s.add_argument("--prior-depth", type=int, required=True, help="p(g) from the baseline's top prior-depth "
-                                                                  "(clicks.mapping.prior_depth)")
+                                                                  "(ozertem2011.mapping.prior_depth)")
     s.add_argument("--eps", type=float, required=True, help="click relevance clipped to [eps, 1 - eps] "
-                                                            "(clicks.mapping.eps)")
+                                                            "(ozertem2011.mapping.eps)")
     s.add_argument("--min-samples", type=int, required=True, help="fewer samples of a grade: the pooled beta fit "
-                                                                  "(clicks.mapping.min_samples)")
+                                                                  "(ozertem2011.mapping.min_samples)")
     s.add_argument("--min-views", type=_views, required=True,
                    help="views a pair's click estimate needs: 'loo' (chosen by leave-one-out) or an integer "
-                        "(clicks.dbn.min_views)")
+                        "(ozertem2011.dbn.min_views)")
     s.add_argument("--views-grid", type=int, nargs="+", required=True,
-                   help="candidate thresholds of --min-views loo (clicks.dbn.min_views_grid)")
+                   help="candidate thresholds of --min-views loo (ozertem2011.dbn.min_views_grid)")
     s.add_argument("--views-folds", type=int, required=True,
-                   help="query folds of the cross-fitted click posterior (clicks.dbn.min_views_folds)")
-    s.add_argument("--sigma", required=True, help="'loo' or a number (clicks.smoothing.sigma)")
+                   help="query folds of the cross-fitted click posterior (ozertem2011.dbn.min_views_folds)")
+    s.add_argument("--sigma", required=True, help="'loo' or a number (ozertem2011.smoothing.sigma)")
     s.add_argument("--sigma-bounds", type=float, nargs=2, required=True,
-                   help="bounds of the search for sigma (clicks.smoothing.sigma_bounds)")
+                   help="bounds of the search for sigma (ozertem2011.smoothing.sigma_bounds)")
     s.add_argument("--curve-points", type=int, required=True, help="sigmas on Fig. 6's grid "
-                                                                   "(clicks.smoothing.curve_points)")
+                                                                   "(ozertem2011.smoothing.curve_points)")
     s.add_argument("--cj-min-train", type=int, required=True,
                    help="Carterette & Jones train on queries with this many sessions "
-                        "(clicks.carterette.min_train_impressions)")
+                        "(ozertem2011.carterette.min_train_impressions)")
     s.add_argument("--cj-alpha", type=float, required=True, help="Carterette & Jones' L2 strength "
-                                                                 "(clicks.carterette.alpha)")
-    s.add_argument("--z", type=float, required=True, help="a test's call is + or - when |ΔDCG| > z SD (clicks.z)")
+                                                                 "(ozertem2011.carterette.alpha)")
+    s.add_argument("--z", type=float, required=True, help="a test's call is + or - when |ΔDCG| > z SD (ozertem2011.z)")
     grades(s)
 
     s = add_command(sub, "clicks-report", cmd_report, "Tables 2, 4-8, the many-test study and Figs. 1-8")
     for arg, text in (("--world", "world.npz of clicks-simulate"), ("--in-dir", "the folder of clicks-estimate"),
-                      ("--agreement", "inter-editor agreement matrix CSV (clicks.agreement)"),
-                      ("--printed-table2", "Table 2 as printed, CSV (clicks.printed_table2)"),
+                      ("--agreement", "inter-editor agreement matrix CSV (ozertem2011.agreement)"),
+                      ("--printed-table2", "Table 2 as printed, CSV (ozertem2011.printed_table2)"),
                       ("--out-dir", "folder of the tables and figures")):
         s.add_argument(arg, required=True, help=text)
     s.add_argument("--paper-tests", type=int, required=True, help="tests shown in Tables 4 and 7 "
-                                                                  "(clicks.paper_tests)")
+                                                                  "(ozertem2011.paper_tests)")
     s.add_argument("--coverage-z", type=float, required=True,
-                   help="coverage: share of tests with the truth within ± coverage-z SD (clicks.coverage_z)")
+                   help="coverage: share of tests with the truth within ± coverage-z SD (ozertem2011.coverage_z)")
     grades(s)

@@ -139,11 +139,11 @@ def _dcg(savings, curves, split) -> list[Finding]:
 def calibrated_findings(out) -> list[Finding]:
     """The two claims (module docstring) from a run's outputs ``out``
     (:class:`evalrank.papers.common.findings.Outputs`); "not tested" where the run has no calibrated
-    experiment (active.calibrated empty, or tables written before it)."""
+    experiment (sawade2012.calibrated empty, or tables written before it)."""
     if not out.has(SPLIT, SAVINGS, CURVES):
         return [Finding.not_tested(CALIBRATION_CLAIM, f"no `{SPLIT}` in this run", SPLIT)]
     split = out.csv(SPLIT)
     if split.empty:
-        return [Finding.not_tested(CALIBRATION_CLAIM, "no calibrated experiment in this config (active.calibrated: [])",
+        return [Finding.not_tested(CALIBRATION_CLAIM, "no calibrated experiment in this config (sawade2012.calibrated: [])",
                                    SPLIT)]
     return [_calibration(split)] + _dcg(out.csv(SAVINGS), out.csv(CURVES), split)

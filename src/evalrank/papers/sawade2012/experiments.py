@@ -79,7 +79,7 @@ def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None
     ``sizes`` (with ``base_pairs``) add Fig. 3 centre/right: an RF trained on
     ``base_pairs`` pairs (prediction name ``base_model``, default ``rf_n{base}``;
     the workflow passes ``rf`` when the model stage's RF has that size) against
-    RFs trained on each size (``rf_n{size}``). ``calibrated`` (models, active.calibrated) adds,
+    RFs trained on each size (``rf_n{size}``). ``calibrated`` (models, sawade2012.calibrated) adds,
     last, ``fig1_<model>_calibrated`` for each of them that has a Fig. 1 experiment: the same
     estimate with q* from the calibrated label model (:mod:`evalrank.papers.sawade2012.calibrated`).
     """
@@ -229,7 +229,7 @@ def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, 
     and the pool partitions (``pool``: .npz paths in prediction order) -> ``output`` (setup.npz).
     ``cost_feature``: 1-based feature id of the document length (None: every query costs one unit).
     Timings go to ``log`` only, so the file is byte-identical across runs. A calibrated experiment
-    (``calibrated``: the models of active.calibrated) also needs ``vali_predictions`` (name -> .npz:
+    (``calibrated``: the models of sawade2012.calibrated) also needs ``vali_predictions`` (name -> .npz:
     the model's predictions on the fold's validation queries, where the label model is fitted;
     :func:`evalrank.papers.sawade2012.calibrated.calibrate_setup`)."""
     import json

@@ -45,12 +45,12 @@ def add_stage_parsers(sub) -> None:
         s.add_argument("--experiment", required=True, help="the experiment's name, e.g. fig1_rf")
         s.add_argument("--models", nargs="+", required=True, help="names of the trained models (models.names)")
         s.add_argument("--drop", type=float, required=True,
-                       help="index update: share of each list removed (active.index_update_drop)")
+                       help="index update: share of each list removed (sawade2012.index_update_drop)")
         s.add_argument("--base-pairs", type=int, required=True,
-                       help="training pairs of Fig. 3's base RF (active.train_sizes.base)")
+                       help="training pairs of Fig. 3's base RF (sawade2012.train_sizes.base)")
         s.add_argument("--base-model", help="prediction name of Fig. 3's base RF (default: rf_n<base-pairs>)")
         s.add_argument("--sizes", type=int, nargs="*",
-                       help="training pairs of Fig. 3's larger RFs (active.train_sizes.sizes; default: none)")
+                       help="training pairs of Fig. 3's larger RFs (sawade2012.train_sizes.sizes; default: none)")
 
     s = add_command(sub, "active-setup", cmd_active_setup,
                     "q* of every method, costs and the truth for one experiment and fold")
@@ -58,14 +58,14 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--predictions", nargs="+", required=True, help="name=path of pool predictions")
     s.add_argument("--pool", nargs="+", required=True, help="the pool partitions (.npz), in prediction order")
     s.add_argument("--cost-feature", type=int, help="1-based feature id of the document length "
-                                                    "(active.cost_feature; default: none, every query costs one unit)")
-    s.add_argument("--measures", nargs="+", required=True, choices=["err", "dcg"], help="active.measures")
+                                                    "(sawade2012.cost_feature; default: none, every query costs one unit)")
+    s.add_argument("--measures", nargs="+", required=True, choices=["err", "dcg"], help="sawade2012.measures")
     s.add_argument("--max-grade", type=int, required=True, help="highest relevance grade (dataset.max_grade)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--fold", type=int, required=True, help="the fold whose models and pool these are")
     s.add_argument("--calibrated", nargs="*",
                    help="models whose Fig. 1 experiment has a calibrated twin, fig1_<model>_calibrated "
-                        "(active.calibrated; default: none)")
+                        "(sawade2012.calibrated; default: none)")
     s.add_argument("--vali-predictions", nargs="*",
                    help="name=path of the model's predictions on the fold's validation queries (a calibrated "
                         "experiment's label model is fitted there; default: none, which a calibrated experiment refuses)")
@@ -73,21 +73,21 @@ def add_stage_parsers(sub) -> None:
 
     s = add_command(sub, "active-mc", cmd_active_mc, "Monte Carlo of Algorithm 1: one shard of the repetitions")
     s.add_argument("--setup", required=True, help="setup.npz of active-setup")
-    s.add_argument("--budgets", type=float, nargs="+", required=True, help="labelling budgets (active.budgets)")
-    s.add_argument("--repetitions", type=int, required=True, help="runs over all shards (active.repetitions)")
+    s.add_argument("--budgets", type=float, nargs="+", required=True, help="labelling budgets (sawade2012.budgets)")
+    s.add_argument("--repetitions", type=int, required=True, help="runs over all shards (sawade2012.repetitions)")
     s.add_argument("--shard", type=int, required=True, help="this shard, 0..shards-1")
-    s.add_argument("--shards", type=int, required=True, help="shards the repetitions are split into (active.shards)")
+    s.add_argument("--shards", type=int, required=True, help="shards the repetitions are split into (sawade2012.shards)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--campaign-repetitions", type=int, required=True,
-                   help="campaigns of the labelling tool's coverage study over all shards (active.campaign.repetitions; "
+                   help="campaigns of the labelling tool's coverage study over all shards (sawade2012.campaign.repetitions; "
                         "0: no study)")
     s.add_argument("--campaign-budgets", type=float, nargs="+", required=True,
-                   help="budgets the study looks at (active.campaign.budgets)")
+                   help="budgets the study looks at (sawade2012.campaign.budgets)")
     s.add_argument("--epsilons", type=float, nargs="+", required=True,
-                   help="floors under q* the study compares (active.campaign.epsilons)")
+                   help="floors under q* the study compares (sawade2012.campaign.epsilons)")
     s.add_argument("--tune-budget", type=float, required=True,
-                   help="budget whose draws tune the confidence sequence (active.campaign.tune_budget)")
-    s.add_argument("--level", type=float, required=True, help="nominal level of the intervals (active.coverage_level)")
+                   help="budget whose draws tune the confidence sequence (sawade2012.campaign.tune_budget)")
+    s.add_argument("--level", type=float, required=True, help="nominal level of the intervals (sawade2012.coverage_level)")
     s.add_argument("--output", required=True, help="shard<k>.npz")
 
     s = add_command(sub, "active-summary", cmd_active_summary,
@@ -95,10 +95,10 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--setups", nargs="+", required=True, help="setup.npz of every fold and experiment")
     s.add_argument("--shards", nargs="+", required=True, help="shard<k>.npz of every fold and experiment")
     s.add_argument("--reference-budget", type=float, required=True,
-                   help="budget of the savings table (active.reference_budget)")
+                   help="budget of the savings table (sawade2012.reference_budget)")
     s.add_argument("--train-size-budget", type=float, required=True,
-                   help="budget of Fig. 3 right (active.train_sizes.budget)")
+                   help="budget of Fig. 3 right (sawade2012.train_sizes.budget)")
     s.add_argument("--level", type=float, required=True,
-                   help="nominal level of the intervals of the coverage study (active.coverage_level)")
+                   help="nominal level of the intervals of the coverage study (sawade2012.coverage_level)")
     s.add_argument("--out-dir", required=True, help="folder of curves.csv, savings.csv, coverage.csv, "
                                                     "label_model_check.csv and the figures")

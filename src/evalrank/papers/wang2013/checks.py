@@ -12,24 +12,24 @@ def config_problems(config: dict) -> list[tuple[str, str]]:
     """``(dotted key, message)`` for each constraint an enabled ``theory`` section breaks: its
     measures are NDCGs named by discount and cut-off (:func:`~evalrank.papers.wang2013.experiments.
     theory_measure`), its size grids increase, its pairs name its scorers."""
-    th = config["theory"]
+    th = config["wang2013"]
     if not th["enabled"]:
         return []
     from evalrank.papers.wang2013.experiments import theory_measure
 
     problems = []
-    for key, measures in (("theory.measures", th["measures"]), ("theory.lists.measures", th["lists"]["measures"])):
+    for key, measures in (("wang2013.measures", th["measures"]), ("wang2013.lists.measures", th["lists"]["measures"])):
         for i, m in enumerate(measures):
             try:
                 theory_measure(m)
             except ValueError as e:
                 problems.append((f"{key}[{i}]", str(e)))
-    problems += increasing("theory.sizes", th["sizes"])
-    problems += increasing("theory.population.thresholds", th["population"]["thresholds"])
-    problems += increasing("theory.lists.sizes", th["lists"]["sizes"])
+    problems += increasing("wang2013.sizes", th["sizes"])
+    problems += increasing("wang2013.population.thresholds", th["population"]["thresholds"])
+    problems += increasing("wang2013.lists.sizes", th["lists"]["sizes"])
     scorers = th["scorers"]
     for i, pair in enumerate(th["pairs"]):
         bad = [name for name in pair[1:] if name not in scorers]
         if bad:
-            problems.append((f"theory.pairs[{i}]", f"{bad} are not in theory.scorers {sorted(scorers)}"))
+            problems.append((f"wang2013.pairs[{i}]", f"{bad} are not in wang2013.scorers {sorted(scorers)}"))
     return problems

@@ -15,7 +15,7 @@ The paper's claims checked here (``wang2013-ndcg-theory.md``; the limits restate
   Sec. 3.3); summable discounts and a fixed k cannot (Theorem 6); Zipf and k/n → 0 are "not
   clear" (Sec. 3.2, 3.3); rankers with the same g(s) are not told apart (Theorem 2's "unless");
 - Sec. 4, Figs. 1–4 (three rankers on 40 real queries, the first n documents): on our generated
-  lists (``theory/lists.csv``; only when ``theory.lists.enabled``).
+  lists (``theory/lists.csv``; only when ``wang2013.lists.enabled``).
 
 Our numbers: ``theory/gaps.csv`` (empirical NDCG at the largest n against the quadrature limit),
 ``theory/convergence.csv`` (the same at every n), ``theory/rate.csv`` (the fitted γ),
@@ -77,7 +77,7 @@ CONV = "theory/convergence.csv"
 GAPS = "theory/gaps.csv"
 RATE = "theory/rate.csv"
 DIST = "theory/distinguishability.csv"
-LISTS = "theory/lists.csv"  # optional: theory.lists.enabled
+LISTS = "theory/lists.csv"  # optional: wang2013.lists.enabled
 REQUIRES = (LIMITS, CONV, GAPS, RATE, DIST, )
 
 #: A limit is met when the relative gap at the largest n is at most this.
@@ -162,7 +162,7 @@ def _limit_finding(out, theorem: str, claim: str) -> Finding:
     g = gaps[gaps["theorem"].astype(str) == theorem]
     if g.empty:
         return Finding.not_tested(claim, f"no measure of this config falls under {theorem} "
-                                  "(theory.measures)", GAPS)
+                                  "(wang2013.measures)", GAPS)
     g, n = _sized(g)
     R = int(g["R"].iloc[0])
     measures = list(dict.fromkeys(g["measure"].astype(str)))
@@ -220,7 +220,7 @@ def _no_limit_finding(out) -> Finding:
     c = conv[conv["theorem"].astype(str) == NO_LIMIT].copy()
     if c.empty:
         return Finding.not_tested(claim, "no measure of this config falls under Theorem 6 "
-                                  "(theory.measures)", CONV)
+                                  "(wang2013.measures)", CONV)
     c["sd"] = c["se"] * c["R"] ** 0.5
     n0, n1 = int(c["n"].min()), int(c["n"].max())
     first = c[c["n"] == n0].set_index(["scorer", "measure"])["sd"]
@@ -253,7 +253,7 @@ def _rate_finding(out) -> Finding:
     rate = out.csv(RATE)
     r = rate[rate["measure"].astype(str).isin([m for m, t in _theorem_of(out).items() if t == "Theorem 1"])]
     if r.empty:
-        return Finding.not_tested(claim, "no standard NDCG in theory.measures", RATE)
+        return Finding.not_tested(claim, "no standard NDCG in wang2013.measures", RATE)
     conv = out.csv(CONV)
     n0, n1 = int(conv["n"].min()), int(conv["n"].max())
     d = (r["gamma"] - PAPER_GAMMA).abs()
@@ -327,7 +327,7 @@ def _distinguish_finding(out, theorems, claim, why) -> Finding:
     differ, _ = _dist_subset(out, theorems)
     if differ.empty:
         return Finding.not_tested(claim, "no such measure or no differing pair in this config "
-                                  "(theory.measures, theory.pairs)", DIST)
+                                  "(wang2013.measures, wang2013.pairs)", DIST)
     last, n1 = _sized(differ)
     ok = _sure(last["share"])
     k, N = int(ok.sum()), len(last)
@@ -417,7 +417,7 @@ def _equal_finding(out) -> Finding:
              "by any measure.")
     _, eq = _dist_subset(out, FEASIBLE + BORDERLINE + (NO_LIMIT,))
     if eq.empty:
-        return Finding.not_tested(claim, "theory.pairs has no pair of scorers with equal limits", DIST)
+        return Finding.not_tested(claim, "wang2013.pairs has no pair of scorers with equal limits", DIST)
     last, n1 = _sized(eq)
     all_coin = bool(((eq["share"] - 0.5).abs() <= COIN).all())
     last_coin = bool(((last["share"] - 0.5).abs() <= COIN).all())
@@ -478,7 +478,7 @@ def _lists_findings(out) -> list[Finding]:
     :func:`_fig3_rule`."""
     if not out.has(LISTS):
         return [Finding.not_tested(claim, f"Sec. 4 on our data is disabled in this config "
-                                          f"(theory.lists.enabled; no {LISTS})", LISTS) for _, claim in FIGS]
+                                          f"(wang2013.lists.enabled; no {LISTS})", LISTS) for _, claim in FIGS]
     lists = out.csv(LISTS)
     by_fig = {}
     for m in dict.fromkeys(lists["measure"].astype(str)):
@@ -494,7 +494,7 @@ def _lists_finding(lists, fig: int, claim: str, m, rankers) -> Finding:
     the figure's rule."""
     trained = [r for r in rankers if r != "random"]
     if m is None or "random" not in rankers or not trained:
-        return Finding.not_tested(claim, "theory.lists has no such measure (or no random and "
+        return Finding.not_tested(claim, "wang2013.lists has no such measure (or no random and "
                                          "trained rankers)", LISTS)
     d = lists[lists["measure"].astype(str) == m]
     piv = d.pivot_table(index="n", columns="ranker", values="mean").sort_index()

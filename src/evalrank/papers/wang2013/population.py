@@ -204,13 +204,13 @@ class EmpiricalPopulation:
 
 
 def population_from(params: dict) -> LogisticPopulation:
-    """The logistic population (Sec. 3's setting) of the config's theory section ``params``."""
+    """The logistic population (Sec. 3's setting) of the config's wang2013 section ``params``."""
     pop = params.get("population", {})
     return LogisticPopulation(pop.get("slope", 5.0), pop.get("thresholds", [0.3, 0.6, 0.85]), pop.get("gain", "exp"))
 
 
 def scorers_from(params: dict):
-    """(names, Scorer list) of the config's theory section ``params``, in the config's order."""
+    """(names, Scorer list) of the config's wang2013 section ``params``, in the config's order."""
     items = list(params["scorers"].items())
     return [n for n, _ in items], [Scorer(float(s["weight"]), bool(s.get("reverse", False)), int(s.get("noise", 0)))
                                    for _, s in items]

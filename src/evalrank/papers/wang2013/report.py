@@ -55,7 +55,7 @@ def _rates(conv: pd.DataFrame, names, measures) -> list:
 
 
 def report_files(*, params: dict, inputs, out_dir, log=None) -> None:
-    """From the config's theory section ``params`` and the samples/n<N>.npz files ``inputs`` ->
+    """From the config's wang2013 section ``params`` and the samples/n<N>.npz files ``inputs`` ->
     in ``out_dir``: ``limits.csv`` (Theorems 1-4), ``convergence.csv``, ``gaps.csv``, ``rate.csv``
     (Theorem 1's (ln n)^-gamma), ``distinguishability.csv`` (Sec. 5) and their figures."""
     from evalrank.papers.wang2013 import plots

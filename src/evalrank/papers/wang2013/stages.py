@@ -67,11 +67,11 @@ def cmd_lists(a):
 def add_stage_parsers(sub) -> None:
     s = add_command(sub, "theory-sample", cmd_sample, "NDCG of R i.i.d. samples of size n (Wang et al. 2013)")
     s.add_argument("--params", required=True,
-                   help="JSON of the config's theory section: population, scorers, measures, pairs")
-    s.add_argument("--n", type=int, required=True, help="the list size (theory.sizes)")
-    s.add_argument("--repetitions", type=int, required=True, help="samples R (theory.repetitions)")
+                   help="JSON of the config's wang2013 section: population, scorers, measures, pairs")
+    s.add_argument("--n", type=int, required=True, help="the list size (wang2013.sizes)")
+    s.add_argument("--repetitions", type=int, required=True, help="samples R (wang2013.repetitions)")
     s.add_argument("--block", type=int, required=True,
-                   help="samples per random stream (max(1, theory.block_objects // n))")
+                   help="samples per random stream (max(1, wang2013.block_objects // n))")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--output", required=True, help="samples/n<N>.npz")
 
@@ -80,22 +80,22 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--models", nargs="+", required=True, help="NAME=model.pkl of the trained rankers")
     s.add_argument("--source", choices=["synthetic", "dataset"], required=True,
                    help="synthetic: the generator's long lists; dataset: the longest queries of --partition "
-                        "(theory.lists.source)")
+                        "(wang2013.lists.source)")
     s.add_argument("--partition", help="a parsed partition (.npz), needed by --source dataset "
-                                          "(theory.lists.partition; default: none)")
-    s.add_argument("--queries", type=int, required=True, help="queries (theory.lists.queries)")
+                                          "(wang2013.lists.partition; default: none)")
+    s.add_argument("--queries", type=int, required=True, help="queries (wang2013.lists.queries)")
     s.add_argument("--docs-per-query", type=int, required=True,
-                   help="documents of each generated list (theory.lists.docs_per_query)")
+                   help="documents of each generated list (wang2013.lists.docs_per_query)")
     s.add_argument("--n-features", type=int, required=True, help="features per document (dataset.n_features)")
     s.add_argument("--stream-partition", type=int, default=9,
                    help="the generator's stream (not a data partition; no config key)")
-    s.add_argument("--sizes", type=int, nargs="+", required=True, help="prefix lengths n (theory.lists.sizes)")
-    s.add_argument("--measures", nargs="+", required=True, help="theory.lists.measures")
+    s.add_argument("--sizes", type=int, nargs="+", required=True, help="prefix lengths n (wang2013.lists.sizes)")
+    s.add_argument("--measures", nargs="+", required=True, help="wang2013.lists.measures")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--out-dir", required=True, help="folder of lists.csv and the figures")
 
     s = add_command(sub, "theory-report", cmd_report,
                     "limits, convergence, rate and distinguishability tables + figures")
-    s.add_argument("--params", required=True, help="JSON of the config's theory section, as theory-sample's")
+    s.add_argument("--params", required=True, help="JSON of the config's wang2013 section, as theory-sample's")
     s.add_argument("--inputs", nargs="+", required=True, help="samples/n<N>.npz of theory-sample")
     s.add_argument("--out-dir", required=True, help="folder of the tables and figures")
