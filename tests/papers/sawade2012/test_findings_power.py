@@ -89,7 +89,7 @@ def test_saving_verdict_needs_its_repetitions_and_its_pool(tmp_path):
     f = _rf(sawade.findings(out))
     assert 0.15 <= s <= 0.25 and f.verdict == "reproduced"  # within 5 points of the paper's 20 %
     se = f.power.se
-    assert se == pytest.approx(sawade._curve_se(out.csv(sawade.CURVES), "fig1_rf", "err", 300))
+    assert se == pytest.approx(sawade.curve_se(out.csv(sawade.CURVES), "fig1_rf", "err", 300))
     assert "1,000 queries in the pool" in f.resolves and "5,000 Monte Carlo repetitions" in f.resolves
     assert f"± {100 * se:.1f} %" in f.resolves
     # 100x fewer repetitions: the se grows 10x, 2 se exceed the 5-point tolerance

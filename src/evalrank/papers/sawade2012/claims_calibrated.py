@@ -13,13 +13,14 @@ two claims, returned by :func:`calibrated_findings` for ``sawade2012/findings.py
    paper's model but short of that = partly; else not reproduced. Beside it, what the best label
    model could give (``budget_factor_oracle``: q* from the true per-query losses), so a shortfall is
    explained by numbers. The power (pool size, Monte Carlo runs) is stated
-   (:class:`evalrank.papers.common.findings.Power`); a pool below ``sawade2012.findings.MIN_POOL``
+   (:class:`evalrank.papers.common.findings.Power`); a pool below ``sawade2012.power.MIN_POOL``
    queries cannot resolve a saving: "not tested" (:func:`evalrank.papers.common.findings.powered`).
 """
 
 from __future__ import annotations
 
 from evalrank.papers.common.findings import Finding, Power, fmt, is_nan, pct, powered
+from evalrank.papers.sawade2012.power import MIN_POOL, MIN_POOL_WHY, saving_se
 
 __all__ = ["calibrated_findings", "RATIO_BAND", "HALF", "SPLIT", "SAVINGS", "CALIBRATION_CLAIM", "DCG_CLAIM"]
 
@@ -39,12 +40,9 @@ DCG_CLAIM = ("Sec. 5.1: DCG's savings are qualitatively similar to ERR's (here: 
 
 
 def _finding(claim, ours, verdict, reason, source, power, *, min_pool: bool = False) -> Finding:
-    """:func:`powered`: a saving's verdict also needs sawade2012.findings' ``MIN_POOL`` queries."""
-    # here, not at the top: sawade2012.findings imports this module
-    from evalrank.papers.sawade2012.findings import _MIN_POOL_WHY, MIN_POOL
-
+    """:func:`powered`: a saving's verdict also needs sawade2012.power's ``MIN_POOL`` queries."""
     if min_pool:
-        return powered(claim, ours, verdict, reason, source, power, min_n=MIN_POOL, why=_MIN_POOL_WHY)
+        return powered(claim, ours, verdict, reason, source, power, min_n=MIN_POOL, why=MIN_POOL_WHY)
     return powered(claim, ours, verdict, reason, source, power)
 
 
@@ -77,10 +75,8 @@ def _saving(savings, exp, m):
 
 
 def _saving_se(savings, curves, exp) -> float:
-    """Monte Carlo standard error of ``exp``'s DCG saving (sawade2012.findings.saving_se on the
+    """Monte Carlo standard error of ``exp``'s DCG saving (sawade2012.power.saving_se on the
     passive and active curves); NaN where the curves lack what it needs."""
-    from evalrank.papers.sawade2012.findings import saving_se
-
     row = savings[(savings.experiment == exp) & (savings.measure == "dcg")]
     g = curves[(curves.experiment == exp) & (curves.measure == "dcg") & curves.method.isin(["passive", "active"])]
     if row.empty or g.empty or not {"mean_error", "se"} <= set(g.columns):

@@ -32,9 +32,15 @@ Verdict rules (tolerances):
 What the run resolves (issue 30 item 2; :class:`evalrank.papers.common.findings.Power`, printed on
 every claim): the pool's queries (``label_model_check.csv``'s ``queries``, all folds), the Monte
 Carlo campaigns per method and budget (``curves.csv``'s ``n_runs``) and the Monte Carlo standard
-error of each saving (:func:`saving_se`, the delta method on ``curves.csv``'s per-budget means and
-standard errors). A saving's verdict (and the DCG claim's) is "not tested" when 2 se exceed
-``TOL`` or the pool holds fewer than :data:`MIN_POOL` queries.
+error of each saving (:func:`evalrank.papers.sawade2012.power.saving_se`, the delta method on
+``curves.csv``'s per-budget means and standard errors; re-exported here). A saving's verdict (and the
+DCG claim's) is "not tested" when 2 se exceed ``TOL`` or the pool holds fewer than
+:data:`~evalrank.papers.sawade2012.power.MIN_POOL` queries.
+
+Listed after the paper's claims: the calibrated label model's
+(:mod:`~evalrank.papers.sawade2012.claims_calibrated`, issue 30), the t interval's coverage (issue
+18, here) and the labelling tool's defaults (:mod:`~evalrank.papers.sawade2012.claims_campaign`,
+issue 27).
 """
 
 from __future__ import annotations
@@ -48,6 +54,10 @@ from evalrank.papers.common.findings import Z_RESOLVE, Finding, Power, fmt, is_n
 from evalrank.papers.sawade2012.printed import SAVINGS as _SAVINGS
 from evalrank.papers.sawade2012.printed import TRAIN_SIZE_BUDGET, TRAIN_SIZE_SAVING
 from evalrank.papers.sawade2012.claims_calibrated import calibrated_findings
+from evalrank.papers.sawade2012.claims_campaign import campaign_findings
+from evalrank.papers.sawade2012.power import (MIN_POOL, MIN_POOL_WHY, curve_se, first_row, n_runs, pool_queries,
+                                              saving_power)
+from evalrank.papers.sawade2012.power import saving_se  # noqa: F401  (re-exported: the findings' API)
 
 TITLE = "Sawade et al. (2012), active evaluation of ranking functions"
 REQUIRES = ("active/savings.csv", "active/curves.csv", "active/coverage.csv", "active/label_model_check.csv", )
@@ -56,7 +66,6 @@ SAVINGS = "active/savings.csv"
 CURVES = "active/curves.csv"
 COVERAGE = "active/coverage.csv"
 LABELS = "active/label_model_check.csv"
-CAMPAIGN = "active/campaign_coverage.csv"
 
 #: A saving within this many points of the paper's (or of its range) reproduces it.
 TOL = 0.05
@@ -69,30 +78,6 @@ Z = 2.0
 SOLVED = 0.02
 #: The interval's acceptance band (issue 18) around the nominal 95 %.
 BAND = (0.93, 0.97)
-#: Issue 27's targets for the labelling tool's default (AIPW + confidence sequence + floor):
-#: coverage at every budget, simultaneous coverage along whole sequences from the smallest
-#: budget and from SIM_FROM, the width at WIDTH_BUDGET against the tool before, the RMSE against
-#: eq. 6 on the same draws.
-CAMPAIGN_COVER = 0.97
-SIM_SMALL, SIM_FROM, SIM_LARGE = 0.92, 50, 0.95
-WIDTH_BUDGET, WIDTH_MAX = 200, 1.7
-RMSE_MAX = 1.0
-#: the label model's offset counts as the cause of AIPW's larger RMSE where it makes at least
-#: this share of an AIPW term's variance (campaign_coverage.csv's offset_share)
-OFFSET_CAUSE = 0.1
-#: a share measured over fewer campaigns than resolve a target to this binomial standard error
-#: is "not tested"
-RESOLVE_SE = 0.01
-#: The smallest pool (queries, all folds) whose savings this run's verdicts may judge. A saving is
-#: a property of the pool's queries: how much q* gains depends on a few queries with large
-#: deviations |L_x - R|. Measured (issue 30): the jackknife over pool queries of the expected saving
-#: 1 - budget_factor_active (label_model_check's, with the true labels) has a standard error of
-#: about 0.7 / sqrt(m) for the ERR experiments (0.6-0.85 on the synthetic default's 1,000-query
-#: pool, 0.36-2.7 on the 68-query MSLR excerpt). Resolving TOL = 5 points at 2 se needs
-#: m >= (2 * 0.7 / 0.05)^2 ~ 780: hence 800 (the paper's pool, four MSLR-WEB30K folds, holds
-#: ~25,000 queries).
-MIN_POOL = 800
-_MIN_POOL_WHY = "a saving's pool-to-pool standard error is about 0.7/√m, and 2 se must stay within 5 points"
 #: Sawade et al., Fig. 3 right: the budget of the training-size comparison.
 PAPER_TRAIN_SIZE_BUDGET = TRAIN_SIZE_BUDGET
 
@@ -132,93 +117,8 @@ def saving_verdict(s, lo: float, hi: float) -> str:
     return "partly"
 
 
-def saving_se(budgets, passive, passive_se, active, active_se, reference_budget: float) -> float:
-    """Monte Carlo standard error of the saving of
-    :func:`evalrank.papers.sawade2012.experiments.savings_row` (same arguments, plus the
-    per-budget standard errors of the mean errors), by the delta method.
-
-    The saving is ``1 - B/ref`` with ``B = exp(x0 + t (x1 - x0))``, ``x = log budget`` of the grid
-    points around the crossing, ``t = (y0 - T) / (y0 - y1)``, ``T`` passive's mean error at ``ref``
-    and ``y0 > T >= y1`` active's at the two points. Its derivative: ``ds = -(B/ref) (x1 - x0) dt``,
-    ``dt = (-(dT) + (1 - t) dy0 + t dy1) / (y0 - y1)``. Passive's and active's runs draw from their
-    own streams (independent); active's two budgets are prefixes of the same draw sequences
-    (:mod:`evalrank.papers.sawade2012.montecarlo`), so their covariance is bounded by perfect
-    correlation: ``sd((1 - t) y0 + t y1) <= (1 - t) se0 + t se1``. The standard error is thus an
-    upper bound (exact for perfectly correlated neighbouring budgets). NaN where no saving is
-    defined, or where active is already below passive's error at the smallest budget (the saving
-    is then a lower bound)."""
-    b = np.asarray(budgets, dtype=np.float64)
-    p, ps = np.asarray(passive, dtype=np.float64), np.asarray(passive_se, dtype=np.float64)
-    a, as_ = np.asarray(active, dtype=np.float64), np.asarray(active_se, dtype=np.float64)
-    if not (b.shape == p.shape == ps.shape == a.shape == as_.shape) or b.ndim != 1:
-        raise ValueError("budgets, passive, passive_se, active and active_se must be 1-d arrays of one length")
-    hit = np.flatnonzero(np.isclose(b, reference_budget))
-    if hit.size == 0:
-        raise ValueError(f"reference_budget {reference_budget} is not on the budget grid {b.tolist()}")
-    target, s_t = p[hit[0]], ps[hit[0]]
-    if not target > 0 or a[0] <= target:
-        return float("nan")
-    below = np.flatnonzero(a[1:] <= target)
-    if below.size == 0:
-        return float("nan")
-    i = int(below[0]) + 1
-    y0, y1 = a[i - 1], a[i]
-    t = (y0 - target) / (y0 - y1)
-    dx = np.log(b[i]) - np.log(b[i - 1])
-    needed = float(np.exp(np.log(b[i - 1]) + t * dx))
-    sd_num = math.hypot(s_t, (1 - t) * as_[i - 1] + t * as_[i])
-    return float(needed / reference_budget * dx * sd_num / (y0 - y1))
-
-
-def _curve_se(curves, exp, measure, ref) -> float:
-    """:func:`saving_se` of ``exp`` / ``measure`` from ``curves.csv`` (NaN where the curves lack
-    passive or active on the grid)."""
-    g = curves[(curves.experiment == exp) & (curves.measure == measure) & curves.method.isin(["passive", "active"])]
-    if g.empty or "se" not in g:
-        return float("nan")
-    mean = g.pivot(index="budget", columns="method", values="mean_error").sort_index()
-    se = g.pivot(index="budget", columns="method", values="se").sort_index()
-    if mean.shape[1] < 2 or mean.isna().any().any() or se.isna().any().any() \
-            or not np.isclose(mean.index.to_numpy(dtype=float), ref).any():
-        return float("nan")
-    return saving_se(mean.index.to_numpy(dtype=float), mean["passive"], se["passive"], mean["active"], se["active"], ref)
-
-
-def _pool(labels, exp=None, measure="err"):
-    """The pool's queries (all folds) behind ``exp`` (or the largest pool of any experiment), from
-    ``label_model_check.csv``; None where the table (or its ``queries`` column) is absent."""
-    if labels is None or "queries" not in labels:
-        return None
-    if exp is None:
-        return int(labels["queries"].max()) if len(labels) else None
-    r = _row(labels, experiment=exp, measure=measure)
-    return None if r is None else int(r["queries"])
-
-
-def _runs(curves, exp, measure, budget):
-    r = curves[(curves.experiment == exp) & (curves.measure == measure) & (curves.budget == budget)]
-    return None if r.empty or "n_runs" not in r else int(r["n_runs"].min())
-
-
-def _saving_power(savings, curves, labels, exp, measure, ref) -> Power:
-    se = _curve_se(curves, exp, measure, ref)
-    r = _row(savings, experiment=exp, measure=measure)
-    lower = r is not None and not is_nan(r["saving"]) and np.isnan(se)
-    return Power(n=_pool(labels, exp, measure), unit="queries in the pool", repetitions=_runs(curves, exp, measure, ref),
-                 se=None if np.isnan(se) else se, of=f"{measure.upper()} saving", how="delta method on curves.csv",
-                 percent=True, note="the saving is a lower bound (active is below passive's error at the "
-                                    "smallest budget)" if lower else "")
-
-
 def _paper_range(lo, hi) -> str:
     return pct(lo, 0) if lo == hi else f"{pct(lo, 0)}–{pct(hi, 0)}"
-
-
-def _row(df, **eq):
-    m = df
-    for k, v in eq.items():
-        m = m[m[k] == v]
-    return None if m.empty else m.iloc[0]
 
 
 def _campaigns(curves, exp, measure, budget) -> str:
@@ -232,7 +132,7 @@ def _label_reason(labels, exp, measure) -> str:
     """What the label model lets q* save here (label_model_check.csv), or ''."""
     if labels is None:
         return ""
-    r = _row(labels, experiment=exp, measure=measure)
+    r = first_row(labels, experiment=exp, measure=measure)
     if r is None:
         return ""
     return (f" With the true labels our q* needs {fmt(r['budget_factor_active'])} times passive's budget for the "
@@ -245,11 +145,11 @@ def _label_reason(labels, exp, measure) -> str:
 
 def _saving_finding(savings, curves, labels, exp, lo, hi, claim) -> Finding:
     src = f"{SAVINGS}, {CURVES}" + (f", {LABELS}" if labels is not None else "")
-    r = _row(savings, experiment=exp, measure="err")
+    r = first_row(savings, experiment=exp, measure="err")
     if r is None:
         return Finding.not_tested(claim, f"this config runs no `{exp}` experiment with ERR", SAVINGS)
     s, ref, perr = r["saving"], r["reference_budget"], r["passive_error"]
-    d = _row(savings, experiment=exp, measure="dcg")
+    d = first_row(savings, experiment=exp, measure="dcg")
     dcg = f"; DCG: {pct(d['saving'])}" if d is not None and not is_nan(d["saving"]) else ""
     if is_nan(s) and not perr > 0:
         return _solved_finding(curves, exp, claim, ref, perr, labels)
@@ -271,7 +171,7 @@ def _saving_finding(savings, curves, labels, exp, lo, hi, claim) -> Finding:
         "not reproduced": f"a saving below {pct(NO_SAVING, 0)} counts as none; the paper reports {paper}.",
     }[v]
     return powered(claim, ours, v, why + _label_reason(labels, exp, "err"), src,
-                   _saving_power(savings, curves, labels, exp, "err", ref), tol=TOL, min_n=MIN_POOL, why=_MIN_POOL_WHY)
+                   saving_power(savings, curves, labels, exp, "err", ref), tol=TOL, min_n=MIN_POOL, why=MIN_POOL_WHY)
 
 
 def _solved_finding(curves, exp, claim, ref, perr, labels=None) -> Finding:
@@ -291,7 +191,7 @@ def _solved_finding(curves, exp, claim, ref, perr, labels=None) -> Finding:
                    f"defined (`savings.csv` leaves it empty); the gap between the two rankers is resolved by every "
                    f"method long before the budgets at which the paper measured its saving.",
                    SAVINGS + ", " + CURVES,
-                   Power(n=_pool(labels, exp), unit="queries in the pool", repetitions=_runs(curves, exp, "err", ref)))
+                   Power(n=pool_queries(labels, exp), unit="queries in the pool", repetitions=n_runs(curves, exp, "err", ref)))
 
 
 def _train_size_findings(savings, curves, labels) -> list[Finding]:
@@ -308,7 +208,7 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
     g = sizes[(sizes.measure == "err") & (sizes.budget == PAPER_TRAIN_SIZE_BUDGET)]
     rows, ses = [], []
     for exp, e in g.groupby("experiment", sort=False):
-        p, a = _row(e, method="passive"), _row(e, method="active")
+        p, a = first_row(e, method="passive"), first_row(e, method="active")
         if p is None or a is None:
             continue
         ses.append(math.hypot(p["se"], a["se"]))
@@ -329,7 +229,7 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
         v, why = "not reproduced", "for some size active's error is not below passive's."
     why += (" Our training sizes are a few thousand pairs against the paper's 120,000–200,000; the second model is "
             "compared with a base Random Forest trained on fewer pairs, as in the paper.")
-    power = Power(n=_pool(labels, largest), unit="queries in the pool", repetitions=rows[0][4], se=max(ses),
+    power = Power(n=pool_queries(labels, largest), unit="queries in the pool", repetitions=rows[0][4], se=max(ses),
                   of="passive − active mean |error|", how=f"the largest over sizes; the rule asks for {fmt(Z)} se",
                   note="a sign claim, judged on this pool (no pool minimum)")
     out.append(Finding(c_right, ours, v, why, CURVES, power))
@@ -344,10 +244,10 @@ def _dcg_rule(n_none: int, n: int) -> str:
 
 def _dcg_power(d, curves, labels):
     """The DCG claim's :class:`Power` (the smallest pool, fewest repetitions, largest saving se) and
-    each experiment's saving se (:func:`_curve_se`, NaN where the curves lack it)."""
-    ses = np.array([_curve_se(curves, r.experiment, "dcg", r.reference_budget) for r in d.itertuples()])
-    pools = [p for p in (_pool(labels, e, "dcg") for e in d.experiment) if p is not None]
-    runs = [x for x in (_runs(curves, r.experiment, "dcg", r.reference_budget) for r in d.itertuples()) if x is not None]
+    each experiment's saving se (:func:`curve_se`, NaN where the curves lack it)."""
+    ses = np.array([curve_se(curves, r.experiment, "dcg", r.reference_budget) for r in d.itertuples()])
+    pools = [p for p in (pool_queries(labels, e, "dcg") for e in d.experiment) if p is not None]
+    runs = [x for x in (n_runs(curves, r.experiment, "dcg", r.reference_budget) for r in d.itertuples()) if x is not None]
     return Power(n=min(pools) if pools else None, unit="queries in the pool", repetitions=min(runs, default=None),
                  se=float(np.nanmax(ses)) if np.isfinite(ses).any() else None, of="DCG saving",
                  how="the largest, delta method on curves.csv", percent=True), ses
@@ -387,7 +287,7 @@ def _dcg_finding(savings, curves, labels) -> Finding:
                f"({power.note}), enough to change the verdict. The numbers alone would read \"{v_alone}\": " + why)
     why += _dcg_label_reason(labels, none)
     return powered(claim, ours, v, why, SAVINGS + f", {CURVES}" + (f", {LABELS}" if labels is not None else ""),
-                   power, min_n=MIN_POOL, why=_MIN_POOL_WHY)
+                   power, min_n=MIN_POOL, why=MIN_POOL_WHY)
 
 
 def _dcg_label_reason(labels, none) -> str:
@@ -399,7 +299,7 @@ def _dcg_label_reason(labels, none) -> str:
 
     why, bits, over = "", [], 0
     for e in none.experiment:
-        r, r_err = _row(labels, experiment=e, measure="dcg"), _row(labels, experiment=e, measure="err")
+        r, r_err = first_row(labels, experiment=e, measure="dcg"), first_row(labels, experiment=e, measure="err")
         if r is None:
             continue
         flagged = bool(r["ratio"] > OVERCONFIDENT)
@@ -466,7 +366,7 @@ def _coverage_finding(out) -> Finding:
     else:
         v, why = "not reproduced", f"some cell above Λ = {fmt(FEW_DRAWS)} lies outside the band."
     labels = out.csv(LABELS) if out.has(LABELS) else None
-    power = Power(n=_pool(labels), unit="queries in the pool", repetitions=int(c["campaigns"].min()),
+    power = Power(n=pool_queries(labels), unit="queries in the pool", repetitions=int(c["campaigns"].min()),
                   se=float(c["coverage_se"].max()), of="a cell's coverage", how="binomial, the largest", percent=True,
                   note="coverage of this pool's truth (no pool minimum)")
     under = c[c["coverage"] < BAND[0]]
@@ -498,181 +398,5 @@ def findings(out):
     items.append(_dcg_finding(savings, curves, labels))
     items += calibrated_findings(out)
     items.append(_coverage_finding(out))
-    items += _campaign_findings(out)
+    items += campaign_findings(out)
     return items
-
-
-def _share_verdict(worst: float, target: float, n: int) -> tuple[str, str]:
-    """A share against its target, with what ``n`` campaigns resolve: the binomial standard error
-    at the target; coarser than :data:`RESOLVE_SE` = not tested; at or above = reproduced; short
-    by less than 2 se = partly (within the Monte Carlo error); else not reproduced."""
-    se = math.sqrt(target * (1 - target) / max(n, 1))
-    if se > RESOLVE_SE:
-        return "not tested", (f"{fmt(n)} campaigns per cell resolve a share only to ±{pct(se)} (1 se): too few to "
-                              f"tell {pct(target, 0)} from the nominal 95 %")
-    if worst >= target:
-        return "reproduced", f"the worst cell meets the target ({fmt(n)} campaigns per cell, se {pct(se)})"
-    if worst >= target - 2 * se:
-        return "partly", f"the worst cell is short by less than 2 se ({pct(se)}) of Monte Carlo error"
-    return "not reproduced", f"the worst cell is short by more than 2 se ({pct(se)})"
-
-
-def _cell_name(r) -> str:
-    return f"`{r['experiment']}` {r['measure'].upper()}"
-
-
-#: Issue 27's claims on the labelling tool's defaults (``campaign_coverage.csv``), ours, not the paper's
-_OURS = "Ours (issue 27), not the paper's: "
-CAMPAIGN_CLAIMS = (
-    _OURS + f"the default interval of `evalrank active estimate` (AIPW + confidence sequence, floor under q*) "
-            f"holds the truth **≥ {pct(CAMPAIGN_COVER, 0)}** of the time at each budget, in all cells",
-    _OURS + f"looked at after each draw, it holds the truth at **all** looks from the smallest budget "
-            f"(**≥ {pct(SIM_SMALL, 0)}**) and from Λ = {SIM_FROM} (**≥ {pct(SIM_LARGE, 0)}**) to the largest",
-    _OURS + f"its width at Λ = {WIDTH_BUDGET} is **≤ {WIDTH_MAX}×** the t interval of the tool before "
-            "(eq. 6 on q*), and the AIPW estimate's RMSE **≤ 1.0×** eq. 6's on the same draws at each budget",
-    _OURS + "looked at after each draw, the t interval of eq. 6 (the tool before) does not keep its 95 %",
-)
-
-
-def _campaign_findings(out) -> list[Finding]:
-    """Issue 27: the labelling tool's defaults in the campaign study (``campaign_coverage.csv``):
-    :data:`CAMPAIGN_CLAIMS` 1-3, the floor's trade-off, then claim 4, each by its rule function."""
-    if not out.has(CAMPAIGN):
-        return [Finding.not_tested(c, f"no `{CAMPAIGN}` in this config", CAMPAIGN) for c in CAMPAIGN_CLAIMS]
-    t = out.csv(CAMPAIGN)
-    d = t[t["default"].astype(bool)]
-    if d.empty:
-        return [Finding.not_tested(c, "no campaigns of the tool's default in the study", CAMPAIGN)
-                for c in CAMPAIGN_CLAIMS]
-    n = int(d["campaigns"].min())
-    pool = _pool(out.csv(LABELS) if out.has(LABELS) else None)
-    items = [_campaign_coverage(d, n), _campaign_all_looks(d, n), _campaign_width(d, n), _floor_finding(t),
-             _campaign_t_peeking(t)]
-    targets = (CAMPAIGN_COVER, SIM_SMALL, None, None, 0.5)
-    return [replace(f, power=_campaign_power(pool, int(t["campaigns"].min()) if i in (3, 4) else n, targets[i]))
-            for i, f in enumerate(items)]
-
-
-def _campaign_power(pool, n: int, target) -> Power:
-    """The campaign study's resolution: campaigns per cell and the binomial se of a share at ``target``
-    (:func:`_share_verdict`'s; 0.5 is the largest a share can have)."""
-    se = math.sqrt(target * (1 - target) / max(n, 1)) if target is not None else None
-    return Power(n=pool, unit="queries in the pool", repetitions=n, se=se, of="a share" if se is not None else "",
-                 how=f"binomial at {pct(target, 0)}" if se is not None else "", percent=True,
-                 note=f"a share coarser than {pct(RESOLVE_SE, 0)} (1 se) is not tested" if se is not None else "")
-
-
-def _campaign_coverage(d, n: int) -> Finding:
-    """1. Coverage at every budget: the worst cell-budget against :data:`CAMPAIGN_COVER` (:func:`_share_verdict`)."""
-    w = d.loc[d["coverage"].idxmin()]
-    v, why = _share_verdict(float(w["coverage"]), CAMPAIGN_COVER, n)
-    return Finding(CAMPAIGN_CLAIMS[0], f"lowest {pct(w['coverage'])} ({_cell_name(w)}, Λ = {fmt(w['budget'])}); "
-                   f"{(d['coverage'] >= CAMPAIGN_COVER).sum()} of {len(d)} cell-budgets at or above",
-                   v, why, CAMPAIGN)
-
-
-def _campaign_all_looks(d, n: int) -> Finding:
-    """2. Simultaneous coverage from the smallest budget (:data:`SIM_SMALL`) and from :data:`SIM_FROM`
-    (:data:`SIM_LARGE`); the verdict is the worse of the two."""
-    small = d[d["budget"] == d["budget"].min()]
-    large = d[d["budget"] == SIM_FROM]
-    ws = small.loc[small["simultaneous"].idxmin()]
-    parts = [f"from Λ = {fmt(ws['budget'])}: lowest {pct(ws['simultaneous'])} ({_cell_name(ws)})"]
-    v1, why1 = _share_verdict(float(ws["simultaneous"]), SIM_SMALL, n)
-    verdicts = [v1]
-    whys = [f"from Λ = {fmt(ws['budget'])}: {why1}"]
-    if not large.empty:
-        wl = large.loc[large["simultaneous"].idxmin()]
-        parts.append(f"from Λ = {SIM_FROM}: lowest {pct(wl['simultaneous'])} ({_cell_name(wl)})")
-        v2, why2 = _share_verdict(float(wl["simultaneous"]), SIM_LARGE, n)
-        verdicts.append(v2)
-        whys.append(f"from Λ = {SIM_FROM}: {why2}")
-    else:
-        verdicts.append("not tested")
-        whys.append(f"Λ = {SIM_FROM} is not on the study's budget grid")
-    order = ("not reproduced", "not tested", "partly", "reproduced")
-    return Finding(CAMPAIGN_CLAIMS[1], "; ".join(parts), min(verdicts, key=order.index), "; ".join(whys), CAMPAIGN)
-
-
-def _campaign_width(d, n: int) -> Finding:
-    """3. Width at :data:`WIDTH_BUDGET` against :data:`WIDTH_MAX` and RMSE against :data:`RMSE_MAX`."""
-    wb = d[d["budget"] == WIDTH_BUDGET]
-    if wb.empty or wb["width_vs_today"].isna().all():
-        return Finding.not_tested(CAMPAIGN_CLAIMS[2], f"no Λ = {WIDTH_BUDGET} or no epsilon-0 reference in the study",
-                                  CAMPAIGN)
-    ww = wb.loc[wb["width_vs_today"].idxmax()]
-    wr = d.loc[d["rmse_vs_eq6"].idxmax()]
-    ours = (f"width {fmt(wb['width_vs_today'].min(), 3)}–{fmt(ww['width_vs_today'], 3)}× (widest "
-            f"{_cell_name(ww)}); RMSE {fmt(d['rmse_vs_eq6'].min(), 3)}–{fmt(wr['rmse_vs_eq6'], 3)}× eq. 6's on the "
-            f"same draws (highest {_cell_name(wr)}, Λ = {fmt(wr['budget'])}), "
-            f"{fmt(d['rmse_vs_today'].min(), 3)}–{fmt(d['rmse_vs_today'].max(), 3)}× the tool before's")
-    ok_w = ww["width_vs_today"] <= WIDTH_MAX
-    ok_r = wr["rmse_vs_eq6"] <= RMSE_MAX + 5e-4   # printed to 3 digits
-    over = d[d["rmse_vs_eq6"] > RMSE_MAX + 5e-4]
-    if len(over):
-        where = sorted({f"{_cell_name(r)} Λ = {fmt(r['budget'])}" for _, r in over.iterrows()})
-        ours += f"; above 1.0 in {len(over)} of {len(d)} cell-budgets: {', '.join(where)}"
-        if "offset_share" in d:
-            cells = set(zip(over["experiment"], over["measure"]))
-            is_over = [(e, m) in cells for e, m in zip(d["experiment"], d["measure"])]
-            inside, rest = d.loc[is_over, "offset_share"], d.loc[[not x for x in is_over], "offset_share"]
-            share = (f"the label model's mean missing the pool's makes {pct(inside.min(), 1)}–"
-                     f"{pct(inside.max(), 1)} of an AIPW term's variance there (elsewhere {pct(rest.min(), 1)}–"
-                     f"{pct(rest.max(), 1)})")
-            if inside.max() >= OFFSET_CAUSE:
-                ours += f". There {share}, a part eq. 6's self-normalization removes and AIPW, unbiased, keeps"
-            else:
-                ours += (f". Not the model's offset: {share}; eq. 6's self-normalized ratio is the more precise "
-                         "at these few draws, an effect this study does not decompose further")
-    if ok_w and ok_r:
-        v, why = "reproduced", "both ratios meet their targets in every cell"
-    elif ok_w or ok_r:
-        v, why = "partly", ("the width meets its target, the RMSE not everywhere" if ok_w
-                            else "the RMSE meets its target, the width not everywhere")
-    else:
-        v, why = "not reproduced", "neither ratio meets its target everywhere"
-    return Finding(CAMPAIGN_CLAIMS[2], ours, v, why + f" ({fmt(n)} campaigns per cell)", CAMPAIGN)
-
-
-def _campaign_t_peeking(t) -> Finding:
-    """4. The t interval of eq. 6 under peeking: below 95 % by more than 2 se at every look."""
-    today = t[(t["epsilon"] == 0.0) & (t["estimator"] == "eq6") & (t["interval"] == "t")]
-    ts = today[today["budget"] == today["budget"].min()]
-    if ts.empty:
-        return Finding.not_tested(CAMPAIGN_CLAIMS[3], "no epsilon-0 eq. 6 rows in the study", CAMPAIGN)
-    lo, hi = ts["simultaneous"].min(), ts["simultaneous"].max()
-    se = math.sqrt(0.25 / max(int(ts["campaigns"].min()), 1))
-    v = "reproduced" if hi < 0.95 - 2 * se else ("not tested" if se > RESOLVE_SE else "not reproduced")
-    return Finding(CAMPAIGN_CLAIMS[3], f"{pct(lo)}–{pct(hi)} of campaigns covered at every look from "
-                                       f"Λ = {fmt(ts['budget'].iloc[0])} (at each budget alone: "
-                                       f"{pct(today['coverage'].min())}–{pct(today['coverage'].max())})",
-                   v, "a fixed-budget interval looked at hundreds of times misses at some look far more "
-                      "often than 5 %; the confidence sequence is built for that", CAMPAIGN)
-
-
-def _floor_finding(t) -> Finding:
-    """The floor under q* (epsilon): what each epsilon of the study costs and buys."""
-    from evalrank.active.campaign_plan import DEFAULT_EPSILON
-
-    claim = ("Ours (issue 27): the floor under q*, q = (1 − ε) q* + ε/m, bounds each importance weight by 1/ε; "
-             f"the default ε = {fmt(DEFAULT_EPSILON)} is chosen from this trade-off")
-    a = t[(t["estimator"] == "aipw") & (t["interval"] == "cs")]
-    if a["epsilon"].nunique() < 2:
-        return Finding.not_tested(claim, "the study compares fewer than two floors", CAMPAIGN)
-    small = a["budget"].min()
-    parts, meets = [], []
-    for eps, g in a.groupby("epsilon"):
-        sim = g.loc[g["budget"] == small, "simultaneous"].min()
-        wid = g.loc[g["budget"] == WIDTH_BUDGET, "width_vs_today"].max()
-        parts.append(f"ε = {fmt(eps)}: largest weight {fmt(g['max_weight'].max())}, every look from Λ = {fmt(small)} "
-                     f"{pct(sim)}, width at Λ = {WIDTH_BUDGET} ≤ {fmt(wid, 3)}×, RMSE ≤ "
-                     f"{fmt(g['rmse_vs_today'].max(), 3)}× the tool before's")
-        if g["coverage"].min() >= CAMPAIGN_COVER and sim >= SIM_SMALL and wid <= WIDTH_MAX:
-            meets.append(float(eps))
-    ok = any(abs(e - DEFAULT_EPSILON) < 1e-12 for e in meets)
-    v = "reproduced" if ok else "not reproduced"
-    why = (f"ε meeting the coverage and width targets: {', '.join(fmt(e) for e in meets) or 'none'}; a larger ε "
-           "bounds the weights tighter (robust to a label model that puts q* near 0 where the loss is not) but spends "
-           "draws on queries q* rates as uninformative, which widens the interval most where q* is concentrated "
-           "(the index update)")
-    return Finding(claim, "; ".join(parts), v, why, CAMPAIGN)
