@@ -51,7 +51,8 @@ Verdict rules (tolerances):
   at least ``APART`` (0.05) below the lower trained ranker, *settled* = every ranker moved at
   most ``SETTLED`` (0.02) over the last size step; both / one / none. Fig. 3 (cannot
   distinguish): random within ``APART`` of the lower trained ranker = reproduced, else not
-  reproduced.
+  reproduced (:mod:`evalrank.papers.wang2013.claims_lists`, which holds Sec. 4's claims, rules and
+  tolerances).
 
 What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
 limits, the list length n and the R samples with the largest standard error of a mean relative to
@@ -67,9 +68,9 @@ from __future__ import annotations
 
 import math
 import re
-from types import SimpleNamespace
 
 from evalrank.papers.common.findings import MIN_TEST_N, Finding, Power, fmt, pct
+from evalrank.papers.wang2013.claims_lists import lists_findings, lists_power
 
 TITLE = "Wang et al. (2013), NDCG as lists grow"
 LIMITS = "theory/limits.csv"
@@ -77,7 +78,6 @@ CONV = "theory/convergence.csv"
 GAPS = "theory/gaps.csv"
 RATE = "theory/rate.csv"
 DIST = "theory/distinguishability.csv"
-LISTS = "theory/lists.csv"  # optional: wang2013.lists.enabled
 REQUIRES = (LIMITS, CONV, GAPS, RATE, DIST, )
 
 #: A limit is met when the relative gap at the largest n is at most this.
@@ -93,12 +93,6 @@ TOL_GAMMA = 0.25
 SURE = 0.95
 #: A coin flip: |share - 1/2| at most this (3 SE of a share of 1/2 at R = 100).
 COIN = 0.15
-#: Sec. 4: spread of the three rankers that counts as "very close" (Fig. 1).
-CLOSE = 0.02
-#: Sec. 4: the random scorer this far below the lower trained ranker counts as separated.
-APART = 0.05
-#: Sec. 4: a curve that moved at most this over the last size step has settled.
-SETTLED = 0.02
 
 #: The limits table's rows (``theorem`` column of limits.csv), in the note's order, with the
 #: paper's claim.
@@ -432,149 +426,6 @@ def _equal_finding(out) -> Finding:
     return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}")
 
 
-# -- Sec. 4 on our data ------------------------------------------------------------------------
-
-FIGS = (
-    (1, "Fig. 1 (standard NDCG): the three rankers' NDCG are very close and seem to converge to the same "
-        "limit, yet, enlarged, the measure distinguishes them well."),
-    (2, "Fig. 2 (r^−β): the three rankers converge to different limits and are distinguished very well."),
-    (3, "Fig. 3 (a smooth discount that decays too fast): the measure cannot distinguish the rankers; even "
-        "the random function scores like RankSVM and ListNet."),
-    (4, "Fig. 4 (standard NDCG@k, k = c·n): the rankers converge to different limits, unlike standard NDCG."),
-)
-
-
-def _fig_of(measure: str):
-    """Which of Figs. 1–4 a lists measure stands for (None: none)."""
-    # the discount's family as evalrank.papers.wang2013.limits.family (without its scipy import)
-    from evalrank.metrics.cutoffs import parse_cutoff
-    from evalrank.metrics.discounts import parse_discount
-    from evalrank.papers.wang2013.experiments import theory_measure
-
-    try:
-        m = theory_measure(measure)
-        d = parse_discount(m.discount)
-        cut = parse_cutoff(m.k)
-    except (ValueError, TypeError):
-        return None
-    if d.summable:
-        fam = "summable"
-    elif d.name in ("log", "log2"):
-        fam = "log"
-    elif d.name == "zipf" or (d.name == "poly" and d.param == 1.0):
-        fam = "zipf"
-    else:
-        fam = "poly"
-    if cut is None:
-        return {"log": 1, "poly": 2, "summable": 3}.get(fam)
-    if fam == "log" and isinstance(cut, tuple) and cut[0] == "frac":
-        return 4
-    return None
-
-
-def _lists_findings(out) -> list[Finding]:
-    """Sec. 4 on our data: one finding per figure of :data:`FIGS`, from the first lists measure that
-    stands for it (:func:`_fig_of`); the verdict rules are :func:`_fig1_rule`, :func:`_fig24_rule` and
-    :func:`_fig3_rule`."""
-    if not out.has(LISTS):
-        return [Finding.not_tested(claim, f"Sec. 4 on our data is disabled in this config "
-                                          f"(wang2013.lists.enabled; no {LISTS})", LISTS) for _, claim in FIGS]
-    lists = out.csv(LISTS)
-    by_fig = {}
-    for m in dict.fromkeys(lists["measure"].astype(str)):
-        f = _fig_of(m)
-        if f is not None and f not in by_fig:
-            by_fig[f] = m
-    rankers = list(dict.fromkeys(lists["ranker"].astype(str)))
-    return [_lists_finding(lists, fig, claim, by_fig.get(fig), rankers) for fig, claim in FIGS]
-
-
-def _lists_finding(lists, fig: int, claim: str, m, rankers) -> Finding:
-    """The finding of Fig. ``fig`` on lists measure ``m``: the rankers' means at the largest n, then
-    the figure's rule."""
-    trained = [r for r in rankers if r != "random"]
-    if m is None or "random" not in rankers or not trained:
-        return Finding.not_tested(claim, "wang2013.lists has no such measure (or no random and "
-                                         "trained rankers)", LISTS)
-    d = lists[lists["measure"].astype(str) == m]
-    piv = d.pivot_table(index="n", columns="ranker", values="mean").sort_index()
-    sizes = list(piv.index)
-    last = piv.iloc[-1]
-    c = SimpleNamespace(d=d, piv=piv, sizes=sizes, n1=int(sizes[-1]), n0=int(sizes[0]), last=last, trained=trained,
-                        gap=float(last[trained].min()) - float(last["random"]), q=int(d["queries"].iloc[0]), fig=fig)
-    vals = " / ".join(f"{r} {fmt(last[r], 3)}" for r in rankers)
-    ours = f"`{m}`, mean over {c.q} queries at n = {fmt(c.n1)}: {vals}"
-    more, verdict, reason = {1: _fig1_rule, 2: _fig24_rule, 3: _fig3_rule, 4: _fig24_rule}[fig](c)
-    return Finding(claim, ours + more, verdict, reason, LISTS)
-
-
-def _fig1_rule(c) -> tuple[str, str, str]:
-    """Fig. 1: very close (spread <= :data:`CLOSE`) and ordered (random below both trained) at the largest n."""
-    piv, gap, n1 = c.piv, c.gap, c.n1
-    spread = piv.max(axis=1) - piv.min(axis=1)
-    close = float(spread.iloc[-1]) <= CLOSE
-    ordered = gap > 0
-    verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(close) + int(ordered)]
-    n_dip = int(piv.mean(axis=1).idxmin())
-    n_wide = int(spread.idxmax())
-    more = f"; spread {fmt(spread.max(), 2)} at n = {fmt(n_wide)}, {fmt(spread.iloc[-1], 2)} at n = {fmt(n1)}"
-    rising = bool((piv.iloc[-1] > piv.loc[n_dip]).all()) and n_dip < n1
-    reason = (f"Rule: very close = spread ≤ {fmt(CLOSE)}, ordered = random below both trained rankers, "
-              f"at the largest n. {'Close' if close else 'Not close'} and "
-              f"{'ordered' if ordered else 'not ordered'}: the random scorer is "
-              f"{fmt(abs(gap), 2)} {'below' if ordered else 'above'} the lower trained ranker. "
-              + (f"All curves dip (lowest mean at n = {fmt(n_dip)}) and then rise towards 1. "
-                 if rising else f"The mean over rankers is lowest at n = {fmt(n_dip)}. ")
-              + ("The spread shrinks from its widest" if spread.iloc[-1] < spread.max()
-                 else "The spread is widest at the largest n")
-              + ("" if close else f", but at {fmt(n1)} documents the curves are far from meeting: "
-                 "Theorem 1's common limit is approached only like 1/log n (the rate finding), far "
-                 "beyond these list lengths") + ".")
-    return more, verdict, reason
-
-
-def _fig24_rule(c) -> tuple[str, str, str]:
-    """Figs. 2 and 4: separated (random :data:`APART` below) and settled (moves <= :data:`SETTLED`)."""
-    piv, gap, n1, d, last, trained, sizes, fig = c.piv, c.gap, c.n1, c.d, c.last, c.trained, c.sizes, c.fig
-    step = (piv.iloc[-1] - piv.iloc[-2]).abs()
-    separated = gap >= APART
-    settled = bool((step <= SETTLED).all())
-    verdict = {2: "reproduced", 1: "partly", 0: "not reproduced"}[int(separated) + int(settled)]
-    tr_gap = float(last[trained].max() - last[trained].min())
-    se_last = d[d["n"] == n1].set_index("ranker")["se"]
-    se_tr = float(se_last.reindex(trained).max())
-    more = f"; largest move over the last step ({fmt(sizes[-2])} → {fmt(n1)}): {fmt(step.max(), 2)}"
-    reason = (f"Rule: separated = random at least {fmt(APART)} below the lower trained ranker, settled = "
-              f"every ranker moved at most {fmt(SETTLED)} over the last size step. The random scorer is "
-              f"{fmt(gap, 2)} below the lower trained ranker ({'separated' if separated else 'not separated'}); "
-              f"the curves {'have' if settled else 'have not'} settled"
-              + (", as the limits of Theorems 3 and 10 predict" if fig == 2 and settled else
-                 ", nearly flat in n as Theorem 8's limits predict (standard NDCG has one limit, 1, "
-                 "for all)" if settled else "")
-              + f". The two trained rankers are {fmt(tr_gap, 3)} apart, against a standard error over "
-              f"queries of up to {fmt(se_tr, 3)} each: "
-              + ("these means alone (no paired test in the table) do not show whether they differ, "
-                 "so the paper's claim is checked here only between the trained rankers and the random "
-                 "scorer." if tr_gap < 2 * se_tr else "they too are apart."))
-    return more, verdict, reason
-
-
-def _fig3_rule(c) -> tuple[str, str, str]:
-    """Fig. 3: level (random within :data:`APART` of the lower trained ranker) at the largest n."""
-    piv, gap, trained, q, n0, n1 = c.piv, c.gap, c.trained, c.q, c.n0, c.n1
-    level = abs(gap) <= APART
-    verdict = "reproduced" if level else "not reproduced"
-    sign = (piv[trained[0]] - piv[trained[1]]).apply(lambda x: 1 if x > 0 else -1) if len(trained) > 1 else None
-    crossings = int((sign.diff().fillna(0) != 0).sum()) if sign is not None else 0
-    reason = (f"Rule: level = random within {fmt(APART)} of the lower trained ranker at the largest n. "
-              f"The random scorer is {fmt(abs(gap), 2)} {'below' if gap > 0 else 'above'} it, so "
-              + ("it scores like the trained rankers, as in the paper. " if level else
-                 f"unlike the paper, it is not level with them: over {q} queries the trained rankers' "
-                 "advantage at the very top still shows. ")
-              + f"The two trained rankers' order changes {crossings} time(s) over n = {fmt(n0)}…{fmt(n1)}.")
-    return "", verdict, reason
-
-
 def _powers(out, theorem=None):
     """(limits, shares, rate) :class:`Power` of the simulation: list length, R, standard errors; the
     limits' se is the largest se of a mean relative to its limit (of ``theorem``'s rows if given)."""
@@ -590,16 +441,6 @@ def _powers(out, theorem=None):
             Power(n=n, unit=unit, repetitions=(Rd := int(out.csv(DIST)["R"].min())), se=0.5 / math.sqrt(max(Rd, 1)),
                   of="a share", how="binomial at ½"),
             Power(n=n, unit=unit, repetitions=R, note="the outputs hold no se of the fitted γ"))
-
-
-def _lists_power(out):
-    if not out.has(LISTS):
-        return None
-    d = out.csv(LISTS)
-    d = d[d["n"] == d["n"].max()]
-    return Power(n=int(d["queries"].min()), unit="queries per list", se=float(d["se"].max()),
-                 of="a ranker's mean", how="the largest at the largest n",
-                 note="the se of two rankers' difference on the same queries is not in lists.csv")
 
 
 def findings(out):
@@ -621,7 +462,7 @@ def findings(out):
         elif i <= n_lim + 6:  # the shares: distinguish x2, coin, borderline, equal
             out_items.append(f.with_power(shares, tol=COIN))
         else:
-            lp = _lists_power(out)
+            lp = lists_power(out)
             out_items.append(f.with_power(lp, min_n=MIN_TEST_N, why="a mean over queries is a normal "
                                                                        "approximation") if lp is not None else f)
     return out_items
@@ -645,5 +486,5 @@ def _findings(out):
     items.append(_coin_finding(out))
     items.append(_borderline_finding(out))
     items.append(_equal_finding(out))
-    items += _lists_findings(out)
+    items += lists_findings(out)
     return items
