@@ -13,15 +13,17 @@ from evalrank.papers.sawade2012.calibrated import SPLIT_COLUMNS
 
 
 def _write(tmp_path, *, cal_dcg_ratio=1.12, cal_err_ratio=0.93, dcg_paper=-0.02, dcg_cal=0.08, err_cal=0.14,
-           queries=1000):
+           queries=1000, cal_dcg_se=0.05, cal_err_se=0.02, more=()):
+    """A run's active/ tables; ``more``: extra (experiment, calibrated ratio, its se) split rows (DCG)."""
     act = tmp_path / "active"
     act.mkdir(parents=True, exist_ok=True)
     split = pd.DataFrame([
         ["fig1_rf_calibrated", "err", queries, 0.033, 0.0463, 1.408, 0.0412, 1.253, 0.0051, 0.155, 125, 1.79, 0.95,
-         0.0556, cal_err_ratio, 0.846, 0.847, 0.534, 0.457],
+         0.0556, cal_err_ratio, cal_err_se, 0.846, 0.847, 0.534, 0.457],
         ["fig1_rf_calibrated", "dcg", queries, 34.77, 394.2, 11.34, 42.97, 1.236, 351.2, 10.1, 125, 10.72, 0.2266,
-         351.7, cal_dcg_ratio, 1.042, 0.898, 0.675, 0.540],
-    ], columns=SPLIT_COLUMNS)
+         351.7, cal_dcg_ratio, cal_dcg_se, 1.042, 0.898, 0.675, 0.540],
+    ] + [[e, "dcg", queries, 34.77, 394.2, 11.34, 42.97, 1.236, 351.2, 10.1, 125, 10.72, 0.2266, 351.7, r, se,
+          1.042, 0.898, 0.675, 0.540] for e, r, se in more], columns=SPLIT_COLUMNS)
     split.to_csv(act / "label_model_split.csv", index=False)
     savings = pd.DataFrame([
         ["fig1_rf", "err", 300, 0.0095, 256.0, 0.146, "20%"],
@@ -40,7 +42,8 @@ def _write(tmp_path, *, cal_dcg_ratio=1.12, cal_err_ratio=0.93, dcg_paper=-0.02,
 def test_numbers_come_from_the_tables(tmp_path):
     cal, dcg = cc.calibrated_findings(_write(tmp_path))
     assert cal.verdict == "reproduced"
-    assert "`fig1_rf_calibrated` DCG: 11.3 → 1.12 (ρ = 0.23)" in cal.ours
+    assert "`fig1_rf_calibrated` DCG: 11.3 → 1.12 ± 0.05 (ρ = 0.23)" in cal.ours
+    assert "a calibrated ratio ± 0.05 (1 se, jackknife over pool queries, the largest)" in cal.resolves
     assert "within-document 1.24, cross-document 10.1" in cal.reason
     assert dcg.verdict == "reproduced"
     assert dcg.ours == "paper's model: DCG −2.0 %, ERR 14.6 %; calibrated: DCG 8.0 %, ERR 14.0 %"
@@ -52,7 +55,39 @@ def test_numbers_come_from_the_tables(tmp_path):
 @pytest.mark.parametrize("dcg_ratio,err_ratio,want", [(1.12, 0.93, "reproduced"), (1.6, 0.93, "partly"),
                                                      (1.6, 0.6, "not reproduced"), (0.66, 1.5, "partly")])
 def test_calibration_verdict_flips_at_the_band(tmp_path, dcg_ratio, err_ratio, want):
-    assert cc.calibrated_findings(_write(tmp_path, cal_dcg_ratio=dcg_ratio, cal_err_ratio=err_ratio))[0].verdict == want
+    out = _write(tmp_path, cal_dcg_ratio=dcg_ratio, cal_err_ratio=err_ratio, cal_dcg_se=0.0, cal_err_se=0.0)
+    assert cc.calibrated_findings(out)[0].verdict == want
+
+
+@pytest.mark.parametrize("dcg_ratio,dcg_se,want", [
+    (1.45, 0.02, "reproduced"),       # 2 se = 0.04 < 0.05 from the edge 1.5: in
+    (1.45, 0.03, "not tested"),       # 2 se = 0.06 > 0.05: in or out, reproduced or partly
+    (1.56, 0.035, "not tested"),      # the same from outside the band
+    (1.56, 0.02, "partly"),           # resolved: out
+    (0.70, 0.02, "not tested"),       # 2 se cross the lower edge 0.67
+    (float("nan"), 0.02, "partly")])  # a NaN ratio is in no band
+def test_a_ratio_within_two_se_of_a_band_edge_is_not_judged(tmp_path, dcg_ratio, dcg_se, want):
+    cal = cc.calibrated_findings(_write(tmp_path, cal_dcg_ratio=dcg_ratio, cal_dcg_se=dcg_se))[0]
+    assert cal.verdict == want
+    if want == "not tested":
+        # the numbers: the unresolved ratio, its 2 se, its distance to the edge, and the verdict it hides
+        assert f"`fig1_rf_calibrated` DCG {dcg_ratio:g} ± {2 * dcg_se:g}" in cal.resolves
+        assert f"{'1.5' if dcg_ratio > 1 else '0.67'} is {abs(dcg_ratio - (1.5 if dcg_ratio > 1 else 0.67)):.2g}" \
+            in cal.resolves
+        assert "The numbers alone would read" in cal.reason
+
+
+def test_an_unresolved_ratio_that_cannot_change_the_verdict_is_judged(tmp_path):
+    # in (1.12), out (1.8), and one within 2 se of 1.5: "partly" whichever side it falls on
+    out = _write(tmp_path, more=[("fig1_ordered_logit_calibrated", 1.8, 0.05), ("fig1_x_calibrated", 1.45, 0.05)])
+    cal = cc.calibrated_findings(out)[0]
+    assert cal.verdict == "partly"
+    assert "1 ratio(s) within 2 se of a band edge, not enough to change the verdict" in cal.resolves
+    # without the se column (a table written before it) the ratios alone decide
+    split = pd.read_csv(tmp_path / "active" / "label_model_split.csv").drop(columns="calibrated_ratio_se")
+    split.to_csv(tmp_path / "active" / "label_model_split.csv", index=False)
+    old = cc.calibrated_findings(Outputs(tmp_path))[0]
+    assert old.verdict == "partly" and "±" not in old.ours
 
 
 @pytest.mark.parametrize("dcg_paper,dcg_cal,err_cal,want", [

@@ -25,7 +25,7 @@ import json
 
 import numpy as np
 
-__all__ = ["calibrate_setup", "split_table", "SPLIT_COLUMNS"]
+__all__ = ["calibrate_setup", "split_table", "ratio_of_means_se", "SPLIT_COLUMNS"]
 
 
 def _order(pred):
@@ -76,8 +76,33 @@ def calibrate_setup(setup: dict, pool: dict, vali: dict, measures, *, max_grade:
 
 SPLIT_COLUMNS = ["experiment", "measure", "queries", "predicted_variance", "realized_squared_error", "ratio",
                  "realized_within", "ratio_within", "realized_cross", "ratio_cross", "vali_queries", "vali_ratio",
-                 "rho", "calibrated_predicted_variance", "calibrated_ratio", "budget_factor_independent",
-                 "budget_factor_calibrated", "budget_factor_true_variance", "budget_factor_oracle"]
+                 "rho", "calibrated_predicted_variance", "calibrated_ratio", "calibrated_ratio_se",
+                 "budget_factor_independent", "budget_factor_calibrated", "budget_factor_true_variance",
+                 "budget_factor_oracle"]
+
+
+def ratio_of_means_se(num, den) -> float:
+    r"""The jackknife standard error over queries of the ratio of means ``sum(num) / sum(den)``
+    (Quenouille 1956; Tukey 1958; Efron & Stein 1981): with ``r_(i)`` the ratio without query ``i``,
+    ``se = sqrt((m - 1)/m * sum_i (r_(i) - mean_j r_(j))^2)`` over the ``m`` queries. Here the
+    realised / predicted variance ratio of a label model on the pool: ``num`` each query's realised
+    squared error, ``den`` its predicted variance, the queries independent draws from the
+    population of queries (their documents' errors may correlate within a query: a query is the
+    unit). Leave-one-out sums, one pass; NaN for fewer than two queries or a leave-one-out
+    denominator of 0. The jackknife and the delta method of a ratio of means agree to first order;
+    the jackknife needs no derivative and is what the test recomputes by brute force."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    if num.shape != den.shape or num.ndim != 1:
+        raise ValueError(f"num and den must be 1-d arrays of one length, got shapes {num.shape} and {den.shape}")
+    m = num.size
+    if m < 2:
+        return float("nan")
+    loo_den = den.sum() - den
+    if np.any(loo_den == 0):
+        return float("nan")
+    loo = (num.sum() - num) / loo_den
+    return float(np.sqrt((m - 1) / m * np.sum((loo - loo.mean()) ** 2)))
 
 
 def split_table(setup_paths):
@@ -93,7 +118,9 @@ def split_table(setup_paths):
     (:func:`evalrank.papers.sawade2012.report._budget_factor`; 1 - factor = the saving to expect):
     the paper's model, the calibrated model, the paper's mean with each query's *true* squared
     error as its variance (``budget_factor_true_variance``: the best any variance model can do
-    with this mean) and a perfect label model (``q ∝ |L_x - R| / sqrt(lambda(x))``)."""
+    with this mean) and a perfect label model (``q ∝ |L_x - R| / sqrt(lambda(x))``).
+    ``calibrated_ratio_se``: the calibrated ratio's standard error over the pool's queries
+    (:func:`ratio_of_means_se`, the jackknife), what the calibration claim's verdict must resolve."""
     import pandas as pd
 
     from evalrank import io
@@ -134,6 +161,7 @@ def split_table(setup_paths):
             "rho": float(np.mean([p["rho"] for p in parts])),
             "calibrated_predicted_variance": cat["cal_pv"].mean(),
             "calibrated_ratio": cat["cal_err"].mean() / cat["cal_pv"].mean(),
+            "calibrated_ratio_se": ratio_of_means_se(cat["cal_err"], cat["cal_pv"]),
             "budget_factor_independent": float(np.mean([p["bf0"] for p in parts])),
             "budget_factor_calibrated": float(np.mean([p["bf1"] for p in parts])),
             "budget_factor_true_variance": float(np.mean([p["bft"] for p in parts])),

@@ -5,8 +5,11 @@ two claims, returned by :func:`calibrated_findings` for ``sawade2012/findings.py
    per-query variance for DCG; the query-level random effect, fitted on the validation queries,
    predicts it (``label_model_split.csv``). Verdict: every calibrated experiment's realised /
    predicted ratio in :data:`RATIO_BAND` for every measure = reproduced; some = partly; none = not
-   reproduced. The cause is stated with the numbers: the within-document part of the realised
-   error against the cross-document (covariance) part.
+   reproduced. Each ratio's standard error over the pool's queries (``calibrated_ratio_se``,
+   :func:`evalrank.papers.sawade2012.calibrated.ratio_of_means_se`, the jackknife) is stated; a
+   ratio within 2 se of a band edge is neither in nor out, and where such ratios could change the
+   verdict it is "not tested". The cause is stated with the numbers: the within-document part of
+   the realised error against the cross-document (covariance) part.
 2. *DCG's savings.* Sawade et al. (Sec. 5.1) call DCG's savings "qualitatively similar" to ERR's.
    Both label models' Fig. 1 savings (``savings.csv``): the calibrated model's DCG saving positive
    and at least :data:`HALF` of its ERR saving = reproduced; DCG's saving better than with the
@@ -19,7 +22,7 @@ two claims, returned by :func:`calibrated_findings` for ``sawade2012/findings.py
 
 from __future__ import annotations
 
-from evalrank.papers.common.findings import Finding, Power, fmt, is_nan, pct, powered
+from evalrank.papers.common.findings import Z_RESOLVE, Finding, Power, fmt, is_nan, pct, powered
 from evalrank.papers.sawade2012.power import MIN_POOL, MIN_POOL_WHY, saving_se
 
 __all__ = ["calibrated_findings", "RATIO_BAND", "HALF", "SPLIT", "SAVINGS", "CALIBRATION_CLAIM", "DCG_CLAIM"]
@@ -46,26 +49,60 @@ def _finding(claim, ours, verdict, reason, source, power, *, min_pool: bool = Fa
     return powered(claim, ours, verdict, reason, source, power)
 
 
+def _band_rule(inside: int, total: int) -> str:
+    """The calibration rule (module docstring): all ratios in the band = reproduced, some = partly."""
+    return "reproduced" if inside == total else ("partly" if inside else "not reproduced")
+
+
 def _calibration(split) -> Finding:
+    """Claim 1. Each calibrated ratio is judged in or out of :data:`RATIO_BAND` only where its
+    interval of :data:`~evalrank.papers.common.findings.Z_RESOLVE` standard errors
+    (``calibrated_ratio_se``, the jackknife over pool queries) stays on one side of the band's
+    edges; where the unresolved ratios, counted in or out, would give different verdicts, the claim
+    is "not tested" (:func:`powered`, the tolerance being the deciding ratio's distance to its
+    nearest edge). A table without ``calibrated_ratio_se`` (written before it) is judged on the
+    ratios alone."""
     lo, hi = RATIO_BAND
-    parts, cause, inside, total = [], [], 0, 0
-    for r in split.itertuples():
+    ses = split["calibrated_ratio_se"] if "calibrated_ratio_se" in split else [float("nan")] * len(split)
+    parts, cause, inside, unresolved = [], [], 0, []
+    for r, se in zip(split.itertuples(), ses):
         ok = lo <= r.calibrated_ratio <= hi
         inside += ok
-        total += 1
-        parts.append(f"`{r.experiment}` {r.measure.upper()}: {fmt(r.ratio)} → {fmt(r.calibrated_ratio)} "
+        dist = min(abs(r.calibrated_ratio - lo), abs(r.calibrated_ratio - hi))
+        if not is_nan(se) and Z_RESOLVE * se > dist:
+            unresolved.append((f"`{r.experiment}` {r.measure.upper()}", r.calibrated_ratio, float(se), dist, ok))
+        pm = "" if is_nan(se) else f" ± {fmt(se, 2)}"
+        parts.append(f"`{r.experiment}` {r.measure.upper()}: {fmt(r.ratio)} → {fmt(r.calibrated_ratio)}{pm} "
                      f"(ρ = {fmt(r.rho, 2)})")
         cause.append(f"`{r.experiment}` {r.measure.upper()}: within-document {fmt(r.ratio_within)}, "
                      f"cross-document {fmt(r.ratio_cross)}")
-    verdict = "reproduced" if inside == total else ("partly" if inside else "not reproduced")
-    ours = "realised / predicted variance, paper's model → calibrated: " + "; ".join(parts)
+    total = len(split)
+    verdict = _band_rule(inside, total)
+    se_said = " (± 1 se over the pool's queries)" if any(not is_nan(x) for x in ses) else ""
+    ours = f"realised / predicted variance, paper's model → calibrated{se_said}: " + "; ".join(parts)
     reason = (f"{inside} of {total} calibrated ratios in {lo}–{hi}. The paper's model's realised squared error, "
               "over its predicted variance, split by the Doob martingale along the ranking into the part "
               "independent labels can produce and the covariance of errors within a query: " + "; ".join(cause)
               + ". The copula is fitted on "
               + ", ".join(sorted({f"{fmt(v)} validation queries" for v in split["vali_queries"]})) + ".")
-    power = Power(n=int(split["queries"].max()), unit="held-out pool queries",
-                   note="fitted on " + fmt(int(split["vali_queries"].max())) + " validation queries")
+    fitted = "fitted on " + fmt(int(split["vali_queries"].max())) + " validation queries"
+    n = int(split["queries"].max())
+    sure = inside - sum(ok for *_, ok in unresolved)  # in the band beyond doubt
+    if unresolved and _band_rule(sure, total) != _band_rule(sure + len(unresolved), total):
+        name, ratio, se, dist, _ = max(unresolved, key=lambda u: u[2] / max(u[3], 1e-300))
+        edge = lo if abs(ratio - lo) <= abs(ratio - hi) else hi
+        power = Power(n=n, unit="held-out pool queries", se=se, of=f"{name}'s calibrated ratio",
+                      how="jackknife over pool queries",
+                      note=f"{len(unresolved)} of {total} ratios lie within {Z_RESOLVE:g} se of a band edge ("
+                           + ", ".join(f"{u[0]} {fmt(u[1])} ± {fmt(Z_RESOLVE * u[2], 2)}" for u in unresolved)
+                           + f"), enough to change the verdict; {name}'s distance to the edge {fmt(edge)} is "
+                             f"{fmt(dist, 2)}; {fitted}")
+        return powered(CALIBRATION_CLAIM, ours, verdict, reason, SPLIT, power, tol=dist)
+    finite = [float(x) for x in ses if not is_nan(x)]
+    power = Power(n=n, unit="held-out pool queries", se=max(finite) if finite else None, of="a calibrated ratio",
+                  how="jackknife over pool queries, the largest",
+                  note=fitted + (f"; {len(unresolved)} ratio(s) within {Z_RESOLVE:g} se of a band edge, not enough "
+                                 "to change the verdict" if unresolved else ""))
     return _finding(CALIBRATION_CLAIM, ours, verdict, reason, SPLIT, power)
 
 
