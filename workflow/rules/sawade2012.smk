@@ -147,7 +147,7 @@ rule active_summary:
         coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "sawade2012/coverage.rst", "sawade2012"),
         campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "sawade2012"),
         label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "sawade2012/label_model_check.rst", "sawade2012"),
-        label_split=f"{RESULTS}/active/label_model_split.csv",
+        label_split=in_report(f"{RESULTS}/active/label_model_split.csv", "sawade2012/label_model_split.rst", "sawade2012"),
     params:
         out=output_dir,
         opts=flags(reference_budget=ACT["reference_budget"], train_size_budget=_TS["budget"],
