@@ -40,9 +40,10 @@ METHOD_STYLES = {
                     "zorder": 3},
     "active_uniC": {"label": r"active$_{\mathrm{uniC}}$", "color": "#009E73", "ls": ":", "marker": "v",
                     "zorder": 4},
-    # Fig. 1's calibrated twin (evalrank.papers.sawade2012.calibrated), drawn in its base panel
+    # Fig. 1's calibrated twin (evalrank.papers.sawade2012.calibrated), drawn in its base panel, on top
+    # of active with hollow, larger markers: where the two coincide active's squares show inside
     "active_calibrated": {"label": "active, calibrated label model", "color": "#D55E00", "ls": "-", "marker": "D",
-                          "zorder": 6},
+                          "zorder": 6, "mfc": "none", "ms": 5.0},
 }
 
 #: y-axis label per error metric.
@@ -135,8 +136,9 @@ def _metric_label(metric, measure):
 
 def _draw_method(ax, x, y, se, st):
     """One method's line with standard-error bars."""
-    ax.errorbar(x, y, yerr=se, color=st["color"], ls=st["ls"], marker=st["marker"], ms=3.5, lw=1.3,
-                elinewidth=0.8, capsize=2.0, capthick=0.8, label=st["label"], zorder=st["zorder"])
+    ax.errorbar(x, y, yerr=se, color=st["color"], ls=st["ls"], marker=st["marker"], ms=st.get("ms", 3.5), lw=1.3,
+                mfc=st.get("mfc", st["color"]), elinewidth=0.8, capsize=2.0, capthick=0.8, label=st["label"],
+                zorder=st["zorder"])
 
 
 def _costs_axes(ax, costs, title):
@@ -351,7 +353,8 @@ def _shade_whole_pool(ax, rows):
 def _legend_handle(st):
     from matplotlib.lines import Line2D
 
-    return Line2D([], [], color=st["color"], ls=st["ls"], marker=st["marker"], ms=4, lw=1.3)
+    return Line2D([], [], color=st["color"], ls=st["ls"], marker=st["marker"], ms=st.get("ms", 3.5) + 0.5, lw=1.3,
+                  mfc=st.get("mfc", st["color"]))
 
 
 def _train_pairs(rows, prefix):
