@@ -1,6 +1,7 @@
 """The claims of Ozertem, Jones and Dumoulin (2011) that the findings page checks, as data: each
 text in the paper's words, with the paper's numbers from :mod:`.printed`. The rules that give each
-claim its verdict are in :mod:`.findings` (``RULES`` pairs them)."""
+claim its verdict are in :mod:`.rules` and :mod:`.rules_sec522`; :mod:`.findings`' ``RULES`` pairs
+them."""
 
 from __future__ import annotations
 
