@@ -9,9 +9,18 @@ last, on whichever workers are free (conftest.tiny_run shares the run between wo
 a module the order is unchanged.
 
 numba's cache (``__pycache__`` beside the sources) starts empty on a fresh clone and is shared
-by every process of the session; the workers compile a kernel one at a time (a file lock around
-numba's ``Dispatcher.compile``), so a kernel two workers need at once is compiled once and loaded
-from the cache by the other.
+by every process of the session; the workers and the DAG runs' jobs compile a kernel one at a
+time (a file lock around numba's ``Dispatcher.compile``: tests/numba_lock.py), so a kernel two
+processes need at once is compiled once and loaded from the cache by the other.
+
+OpenMP's passive wait policy for the whole session (``OMP_WAIT_POLICY=PASSIVE``, set here before
+any test module loads a ``libgomp``, inherited by the xdist workers and every subprocess):
+evalrank sets it when its CLI starts or ``evalrank.models`` is imported
+(:mod:`evalrank.models._omp`), but a test module that imports XGBoost, scikit-learn or LightGBM
+first loaded an OpenMP runtime that busy-waits between parallel regions, for the rest of that
+worker's life. On 2 cores the spinning threads took most of the CPU: test_peers.py,
+models/test_forest_backends.py and models/test_gbrt.py cost 93 CPU-s without it, 27 with it.
+tests/models/test_omp.py, which checks the policy itself, runs its subprocesses without it.
 
 Shared fixtures: ``toy_split`` (the train / validation / test collections of the model tests)
 and ``trec_files`` (a qrels and a run file written into ``tmp_path``). Plain helpers used as
@@ -21,17 +30,14 @@ command inside the test process); tests/dagrun.py holds the workflow tests' snak
 
 from __future__ import annotations
 
-import fcntl
-import importlib.abc
-import importlib.util
 import os
-import sys
 import tempfile
-import threading
-import time
 
-import pytest
-from toy_data import toy_collection
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before pytest imports a test module (docstring)
+
+import pytest  # noqa: E402
+from numba_lock import LOCK_ENV, install  # noqa: E402
+from toy_data import toy_collection  # noqa: E402
 
 #: the longest first: the tiny run (with its per-stage checks), the two matrix runs, Slurm
 _FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_matrix_small_pool.py", "test_slurm.py")
@@ -52,86 +58,20 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_rank)  # stable: every worker collects the same order
 
 
-# -- numba: one compilation per kernel and signature for the whole session ------------------
-#: the lock file's path, set by the controller and inherited by the xdist workers
-_LOCK_ENV = "EVALRANK_TEST_NUMBA_LOCK"
-#: waiting longer than this for another process's compilation compiles anyway (never a deadlock)
-_LOCK_WAIT_S = 900
-
-
-def _serialize_compiles(dispatcher_cls) -> None:
-    """Make ``Dispatcher.compile`` (one new signature of one kernel) hold a file lock that every
-    test worker shares: numba's cache (``__pycache__`` beside the sources, cache=True) starts
-    empty on a fresh clone, and workers that reach the same kernel at once each compiled it
-    (numba only writes the cache once a compilation ends). Under the lock, the second worker
-    finds the first one's result in the cache (``compile`` looks there first) and loads it.
-    Nested compilations (a kernel's callees) run under the outermost one's lock."""
-    if getattr(dispatcher_cls.compile, "_evalrank_locked", False):
-        return
-    original = dispatcher_cls.compile
-    local = threading.local()
-
-    def compile(self, sig):
-        path = os.environ.get(_LOCK_ENV)
-        if not path or getattr(local, "held", False):
-            return original(self, sig)
-        with open(path, "a") as lock:
-            deadline = time.monotonic() + _LOCK_WAIT_S
-            while True:
-                try:
-                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.02)
-            local.held = True
-            try:
-                return original(self, sig)
-            finally:
-                local.held = False  # the lock goes with the file
-
-    compile._evalrank_locked = True
-    dispatcher_cls.compile = compile
-
-
-class _PatchNumbaOnImport(importlib.abc.MetaPathFinder):
-    """Patches numba's Dispatcher when numba is first imported, so that tests which check that
-    numba is *not* imported (by a small evaluate, for instance) still see it absent."""
-
-    def find_spec(self, name, path=None, target=None):
-        if name != "numba.core.dispatcher":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
-            return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            _serialize_compiles(module.Dispatcher)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
+# -- numba: one compilation per kernel and signature for the whole session (tests/numba_lock.py)
 def pytest_configure(config):
-    if not hasattr(config, "workerinput") and _LOCK_ENV not in os.environ:  # the controller: one lock
+    if not hasattr(config, "workerinput") and LOCK_ENV not in os.environ:  # the controller: one lock
         fd, path = tempfile.mkstemp(prefix="evalrank-numba-", suffix=".lock")
         os.close(fd)
-        os.environ[_LOCK_ENV] = path
+        os.environ[LOCK_ENV] = path
         config._evalrank_numba_lock = path
-    if "numba.core.dispatcher" in sys.modules:
-        _serialize_compiles(sys.modules["numba.core.dispatcher"].Dispatcher)
-    else:
-        sys.meta_path.insert(0, _PatchNumbaOnImport())
+    install()
 
 
 def pytest_unconfigure(config):
     path = getattr(config, "_evalrank_numba_lock", None)
     if path:
-        os.environ.pop(_LOCK_ENV, None)
+        os.environ.pop(LOCK_ENV, None)
         try:
             os.unlink(path)
         except OSError:

@@ -11,10 +11,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from numba_lock import LOCK_ENV
+
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "tests" / "workflow" / "tiny.yaml"
 MATRIX = REPO / "tests" / "workflow" / "matrix"
+#: sitecustomize.py that installs tests/numba_lock.py in every Python process of a snakemake run
+NUMBA_SITE = REPO / "tests" / "numba_site"
 
 
 def snakemake(workdir: Path, *args: str, configs=(TINY,), check: bool = True, timeout: int = 900,
@@ -26,6 +30,8 @@ def snakemake(workdir: Path, *args: str, configs=(TINY,), check: bool = True, ti
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["EVALRANK_PROGRESS"] = "0"
+    if env.get(LOCK_ENV):  # the jobs compile numba kernels under the session's lock (tests/numba_lock.py)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(NUMBA_SITE), env.get("PYTHONPATH")]))
     env.update(env_extra or {})
     if "--profile" not in args:
         args = (*args, "--scheduler", "greedy")  # as the profiles (workflow/profiles/default/config.yaml)
