@@ -228,3 +228,31 @@ def test_named_paths_refuses_an_item_without_name_or_path():
     for bad in ("rf", "=a.pkl", "rf="):
         with pytest.raises(ValueError, match=rf"--models: expected NAME=PATH, got '{re.escape(bad)}'"):
             named_paths([bad], "--models")
+
+
+def test_shell_python_problem_names_the_python_the_rules_would_run(tmp_path):
+    """The pipeline refuses to start when the jobs' `python` cannot import evalrank (each job would
+    fail alone with "No module named evalrank"): no python on PATH, or one without evalrank; this
+    interpreter's own bin/ passes."""
+    import os
+    import sys
+
+    from evalrank.cli.common import shell_python_problem
+
+    assert shell_python_problem(os.path.dirname(sys.executable)) is None
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "no `python` on PATH" in shell_python_problem(str(empty))
+    other = tmp_path / "other"
+    other.mkdir()
+    fake = other / "python"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    why = shell_python_problem(str(other))
+    assert f"`python` on PATH ({fake})" in why and "cannot import evalrank" in why and ".venv/bin" in why
+    ok = tmp_path / "ok"
+    ok.mkdir()
+    wrapper = ok / "python"  # another bin/ whose python has evalrank
+    wrapper.write_text(f"#!/bin/sh\nexec '{sys.executable}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    assert shell_python_problem(str(ok)) is None

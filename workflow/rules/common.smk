@@ -3,6 +3,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
+from evalrank.cli.common import shell_python_problem
 from evalrank.cli.common import stage_flags as flags
 from evalrank.config import ConfigError, data_problems
 from evalrank.data.datasets import fold_file, get_spec, missing_files, partition_file
@@ -10,6 +11,9 @@ from evalrank.data.layout import local_layout, spec_layout
 from evalrank.data.facts import read_facts, synthetic_facts
 from evalrank.io import damaged_archives
 from evalrank.seeds import int_seed
+
+if (_why := shell_python_problem()) is not None:  # every job would fail alone, "No module named evalrank"
+    raise WorkflowError(_why)
 
 RESULTS = f"results/{config['name']}"
 LOGS = f"{RESULTS}/logs"

@@ -117,3 +117,32 @@ def stage_flags(**options) -> str:
         else:
             words += [flag, str(value)]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def shell_python_problem(path: str | None = None) -> str | None:
+    """Why the pipeline's rules, which run ``python -m evalrank ...`` in a shell, would fail from
+    this environment, or None. ``path``: the PATH the jobs' shells see (default: this process's).
+
+    The common mistake: ``snakemake`` started from a virtual environment by its full path (or an
+    activated one left), while ``python`` on PATH is another interpreter without evalrank; each
+    job would then fail alone with "No module named evalrank" in its log. Checked once when the
+    DAG is built: the same ``bin/`` as this interpreter passes at once, anything else must
+    import evalrank (one short subprocess).
+    """
+    import os
+    import shutil
+    import subprocess
+
+    py = shutil.which("python", path=path)
+    fix = ("put the environment that has evalrank first on PATH, e.g. `PATH=$PWD/.venv/bin:$PATH snakemake ...` "
+           "after `make install`, or use `make run`")
+    if py is None:
+        return f"the rules run `python -m evalrank`, but there is no `python` on PATH: {fix}"
+    if os.path.dirname(os.path.abspath(py)) == os.path.dirname(os.path.abspath(sys.executable)):
+        return None
+    env = dict(os.environ, **({"PATH": path} if path is not None else {}))
+    done = subprocess.run([py, "-c", "import evalrank"], env=env, capture_output=True, timeout=120)
+    if done.returncode != 0:
+        return (f"the rules run `python -m evalrank`, but `python` on PATH ({py}) cannot import evalrank "
+                f"(this Snakemake runs under {sys.executable}): {fix}")
+    return None
