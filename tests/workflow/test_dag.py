@@ -49,7 +49,9 @@ def test_active_stage(res):
     savings = pd.read_csv(res / "active" / "savings.csv")
     assert list(savings.columns) == ["experiment", "measure", "reference_budget", "passive_error",
                                      "active_budget_needed", "saving", "paper_saving"]
-    assert len(savings) == 2 * 8 and set(savings["measure"]) == {"err", "dcg"}
+    # the paper's 8 experiments and Fig. 1's two calibrated twins (sawade2012.calibrated: rf, ordered_logit)
+    assert len(savings) == 2 * 10 and set(savings["measure"]) == {"err", "dcg"}
+    assert {"fig1_rf_calibrated", "fig1_ordered_logit_calibrated"} <= set(savings["experiment"])
     curves = pd.read_csv(res / "active" / "curves.csv")
     assert set(curves["method"]) == {"passive", "active", "active_uniD", "active_uniC"}
     assert (curves["n_runs"] + curves["n_undefined"] == 40).all()
@@ -60,16 +62,19 @@ def test_active_stage(res):
         assert (res / "active" / f"{f}.png").stat().st_size > 5000
     # the interval's coverage: every experiment x measure x method x budget over the 40 runs
     cov = pd.read_csv(res / "active" / "coverage.csv")
-    assert len(cov) == 8 * 2 * 4 * 4 and (cov["campaigns"] + cov["n_no_interval"] == 40).all()
+    assert len(cov) == 10 * 2 * 4 * 4 and (cov["campaigns"] + cov["n_no_interval"] == 40).all()
     assert cov["coverage"].between(0, 1).all() and (cov["level"] == 0.95).all()
-    # the labelling tool's campaign study: 7 experiments (not the training-size series) x 2 measures x
+    # the labelling tool's campaign study: 7 experiments (not the training-size series, not the calibrated twins) x 2 measures x
     # 2 floors x 4 (estimator, interval) x 4 budgets over the 40 campaigns
     camp = pd.read_csv(res / "active" / "campaign_coverage.csv")
     assert len(camp) == 7 * 2 * 2 * 4 * 4 and (camp["campaigns"] == 40).all()
     assert camp["coverage"].between(0, 1).all() and (camp["simultaneous"] <= camp["coverage"] + 1e-12).all()
     assert camp["default"].sum() == 7 * 2 * 4
     check = pd.read_csv(res / "active" / "label_model_check.csv")
-    assert len(check) == 8 * 2 and (check["ratio"] > 0).all()
+    assert len(check) == 10 * 2 and (check["ratio"] > 0).all()
+    # the calibrated label model's split of the realised error: one row per twin and measure
+    split = pd.read_csv(res / "active" / "label_model_split.csv")
+    assert len(split) == 2 * 2 and (split["calibrated_ratio"] > 0).all() and (split["calibrated_ratio_se"] >= 0).all()
 
 
 def test_ndcg_stage(res):
