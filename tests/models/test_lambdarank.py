@@ -9,7 +9,7 @@ lgb = pytest.importorskip("lightgbm")
 
 from evalrank.data.collection import Collection  # noqa: E402
 from evalrank.models.lambdamart import LambdaMARTModel  # noqa: E402
-from evalrank.models.lambdarank import LambdaObjective, lambda_gradients  # noqa: E402
+from evalrank.models.lambdarank import LambdaObjective, lambda_gradients, sigmoid_table  # noqa: E402
 
 
 def ranking_data(seed, n_queries=150, max_docs=40, n_features=6):
@@ -103,3 +103,109 @@ def test_bad_arguments():
         LambdaObjective(y, off, convention="letor")
     with pytest.raises(ValueError, match="scores must have shape"):
         LambdaObjective(y, off)(np.zeros(2))
+
+
+# ---------------------------------------------------------------------------
+# the compiled kernel against a literal pure-Python transcription of LightGBM's
+# GetGradientsForOneQuery (float32 sums per document, in LightGBM's pair order)
+# ---------------------------------------------------------------------------
+def _lightgbm_loop(scores, labels, offsets, gain, disc, inv_max_dcg, *, trunc, norm, faro_alpha=None):
+    table, lo, hi, factor = sigmoid_table(1.0)
+    f32 = np.float32
+    grad = np.zeros(scores.size, dtype=np.float32)
+    hess = np.zeros(scores.size, dtype=np.float32)
+    for q in range(offsets.size - 1):
+        a, cnt = int(offsets[q]), int(offsets[q + 1] - offsets[q])
+        if cnt == 0:
+            continue
+        s = [float(v) for v in scores[a:a + cnt]]
+        order = sorted(range(cnt), key=lambda t: -s[t])  # Python's sort is stable
+        best = s[order[0]]
+        w = cnt - 1
+        if w > 0 and s[order[w]] == -np.inf:
+            w -= 1
+        worst = s[order[w]]
+        lam_sum = 0.0
+        i = 0
+        while i < cnt - 1 and i < trunc:
+            if s[order[i]] != -np.inf:
+                for j in range(i + 1, cnt):
+                    u, v = order[i], order[j]
+                    if s[v] == -np.inf or labels[a + u] == labels[a + v]:
+                        continue
+                    (hd, hr), (ld, lr) = ((u, i), (v, j)) if labels[a + u] > labels[a + v] else ((v, j), (u, i))
+                    ds = s[hd] - s[ld]
+                    delta = (gain[labels[a + hd]] - gain[labels[a + ld]]) * abs(disc[hr] - disc[lr]) * inv_max_dcg[q]
+                    if faro_alpha is not None:  # T-FARO's (1 + beta_j) |dM|, signed and back
+                        delta = abs((1.0 + faro_alpha[q]) * (delta if hr > lr else -delta))
+                    if norm and best != worst:
+                        delta /= float(f32(0.01)) + abs(ds)
+                    p = table[0] if ds <= lo else table[-1] if ds >= hi else table[int((ds - lo) * factor)]
+                    p_hess = p * (1.0 - p)
+                    p_lam = p * (-1.0 * delta)
+                    p_hess *= 1.0 * 1.0 * delta
+                    grad[a + ld] = f32(grad[a + ld] - f32(p_lam))
+                    hess[a + ld] = f32(hess[a + ld] + f32(p_hess))
+                    grad[a + hd] = f32(grad[a + hd] + f32(p_lam))
+                    hess[a + hd] = f32(hess[a + hd] + f32(p_hess))
+                    lam_sum -= 2.0 * p_lam
+            i += 1
+        if norm and lam_sum > 0:
+            f = np.log2(1.0 + lam_sum) / lam_sum
+            for t in range(a, a + cnt):
+                grad[t] = f32(float(grad[t]) * f)
+                hess[t] = f32(float(hess[t]) * f)
+    return grad.astype(np.float64), hess.astype(np.float64)
+
+
+def _kernel_case(seed):
+    """Queries of 0 to 70 documents (the kernel's sort merges runs of 16), tied scores, -inf scores."""
+    rng = np.random.default_rng(seed)
+    sizes = np.concatenate(([0, 1, 2, 17, 33, 70], rng.integers(0, 70, size=20)))
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = int(offsets[-1])
+    y = rng.integers(0, 5, size=n)
+    scores = np.round(rng.normal(size=n), 1)  # many ties: the stable order matters
+    scores[rng.random(n) < 0.05] = -np.inf
+    return scores, y, offsets
+
+
+@pytest.mark.parametrize("trunc,norm", [(30, True), (30, False), (5, True)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_kernel_equals_the_python_transcription_bit_for_bit(trunc, norm, seed):
+    from evalrank.models.lambdarank import _MODE_FARO, _Q_ALPHA, _lambda_kernel
+
+    scores, y, offsets = _kernel_case(seed)
+    obj = LambdaObjective(y, offsets, convention="lightgbm", truncation_level=trunc, norm=norm)
+    g, h = obj(scores)
+    g_ref, h_ref = _lightgbm_loop(scores, y, offsets, obj.gain, obj.disc, obj.inv_max_dcg, trunc=trunc, norm=norm)
+    np.testing.assert_array_equal(g, g_ref)
+    np.testing.assert_array_equal(h, h_ref)
+    assert np.count_nonzero(g) > y.size // 2
+    # a per-query pair weight (the risk kernel's T-FARO mode) goes through the same loop
+    alpha = np.random.default_rng(seed).uniform(0, 5, size=offsets.size - 1)
+    qstate = np.zeros((5, offsets.size - 1))
+    qstate[_Q_ALPHA] = alpha
+    g2, h2 = _lambda_kernel(scores, obj.labels, obj.offsets, obj.gain, obj.disc, obj.inv_max_dcg, obj.active,
+                            obj.trunc, obj.sigmoid, obj.norm, obj.table, obj.lo, obj.hi, obj.factor, _MODE_FARO,
+                            qstate, np.zeros(6))
+    g2_ref, h2_ref = _lightgbm_loop(scores, y, offsets, obj.gain, obj.disc, obj.inv_max_dcg, trunc=trunc, norm=norm,
+                                    faro_alpha=alpha)
+    np.testing.assert_array_equal(g2, g2_ref)
+    np.testing.assert_array_equal(h2, h2_ref)
+    assert not np.array_equal(g2, g)
+
+
+def test_stable_order_is_numpys_stable_argsort():
+    from evalrank.models.lambdarank import _stable_order_desc
+
+    rng = np.random.default_rng(7)
+    for n in [1, 2, 15, 16, 17, 31, 32, 33, 64, 100, 257]:
+        for _ in range(5):
+            s = np.round(rng.normal(size=n), 1)
+            s[rng.random(n) < 0.1] = -np.inf
+            s[rng.random(n) < 0.05] = np.inf
+            s[rng.random(n) < 0.1] = -0.0  # equal to 0.0: a tie
+            order = np.full(n, -1, dtype=np.int64)
+            _stable_order_desc(s, order, np.empty(n, dtype=np.int64))
+            np.testing.assert_array_equal(order, np.argsort(-s, kind="mergesort"))

@@ -132,52 +132,132 @@ def _risk_delta(mode, delta, improving, q, qstate, gstate):
 
 
 @numba.njit(cache=True)
+def _stable_order_desc(s, order, tmp):
+    """``order[:n]`` = the stable descending order of ``s`` (``np.argsort(-s,
+    kind="mergesort")``, LightGBM's ``std::stable_sort(>)``): insertion sort
+    for short runs, then bottom-up merges; no allocation (``tmp`` is scratch).
+    A stable sort's permutation is unique, so any stable algorithm gives the
+    same one; NaN compares as neither greater nor smaller, so it keeps its
+    place as mergesort on ``-s`` would not -- LightGBM's scores are never NaN."""
+    n = s.shape[0]
+    run = 16
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        order[lo] = lo
+        for t in range(lo + 1, hi):
+            v = s[t]
+            u = t
+            while u > lo and s[order[u - 1]] < v:  # strictly smaller moves down: stable
+                order[u] = order[u - 1]
+                u -= 1
+            order[u] = t
+    src, dst = order, tmp
+    width = run
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            a, b, k = lo, mid, lo
+            while a < mid and b < hi:
+                if s[src[b]] > s[src[a]]:  # the right run wins only when strictly greater: stable
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            while a < mid:
+                dst[k] = src[a]
+                a += 1
+                k += 1
+            while b < hi:
+                dst[k] = src[b]
+                b += 1
+                k += 1
+        src, dst = dst, src
+        width *= 2
+    if src is not order:
+        for t in range(n):
+            order[t] = src[t]
+
+
+@numba.njit(cache=True)
 def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, trunc, sigmoid, norm, table, lo, hi,
                    factor, mode, qstate, gstate):
+    """LightGBM's ``GetGradientsForOneQuery`` for every query. The pairs are
+    visited in LightGBM's order (rank ``i`` of the current order, then ``j >
+    i``) and each document's float32 gradient and hessian receive the same
+    terms in the same order; the query's scores, labels and gains are first
+    gathered into rank order (contiguous inner loop) and the sums are kept by
+    rank, then scattered back to the documents -- the same floating-point
+    operations as the per-document form, so the same bits."""
     n = scores.shape[0]
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
     nq = offsets.shape[0] - 1
     nbins = table.shape[0]
+    longest = 0
+    for q in range(nq):
+        longest = max(longest, offsets[q + 1] - offsets[q])
+    order = np.empty(longest, dtype=np.int64)
+    tmp = np.empty(longest, dtype=np.int64)
+    ss = np.empty(longest)  # scores by rank
+    ls = np.empty(longest, dtype=np.int64)  # labels by rank
+    gs = np.empty(longest)  # gains by rank
+    g_r = np.empty(longest, dtype=np.float32)  # gradient sums by rank
+    h_r = np.empty(longest, dtype=np.float32)
     for q in range(nq):
         start = offsets[q]
         cnt = offsets[q + 1] - start
         if cnt == 0 or not active[q]:
             continue
         s = scores[start:start + cnt]
-        order = np.argsort(-s, kind="mergesort")  # stable, descending, as std::stable_sort(>)
-        best = s[order[0]]
+        _stable_order_desc(s, order, tmp)
+        for r in range(cnt):
+            d = order[r]
+            ss[r] = s[d]
+            ls[r] = labels[start + d]
+            gs[r] = gain[ls[r]]
+            g_r[r] = 0.0
+            h_r[r] = 0.0
+        best = ss[0]
         worst_idx = cnt - 1
-        if worst_idx > 0 and s[order[worst_idx]] == -np.inf:
+        if worst_idx > 0 and ss[worst_idx] == -np.inf:
             worst_idx -= 1
-        worst = s[order[worst_idx]]
+        worst = ss[worst_idx]
         inv = inv_max_dcg[q]
         sum_lambdas = 0.0
         i = 0
+        scale = norm and best != worst
         while i < cnt - 1 and i < trunc:
-            a = order[i]
-            if s[a] == -np.inf:
+            si = ss[i]
+            if si == -np.inf:
                 i += 1
                 continue
+            li = ls[i]
+            gi = gs[i]
+            di = disc[i]
+            g_i = g_r[i]  # rank i's sums in registers: no pair of this loop touches them otherwise
+            h_i = h_r[i]
             for j in range(i + 1, cnt):
-                b = order[j]
-                if s[b] == -np.inf:
+                lj = ls[j]
+                if li == lj:
                     continue
-                la = labels[start + a]
-                lb = labels[start + b]
-                if la == lb:
+                sj = ss[j]
+                if sj == -np.inf:
                     continue
-                if la > lb:
-                    high, low, high_rank, low_rank = a, b, i, j
+                if li > lj:  # the higher-labelled document ranks first
+                    delta_score = si - sj
+                    gap = gi - gs[j]
+                    paired = abs(di - disc[j])
                 else:
-                    high, low, high_rank, low_rank = b, a, j, i
-                delta_score = s[high] - s[low]
-                gap = gain[labels[start + high]] - gain[labels[start + low]]
-                paired = abs(disc[high_rank] - disc[low_rank])
+                    delta_score = sj - si
+                    gap = gs[j] - gi
+                    paired = abs(disc[j] - di)
                 delta = gap * paired * inv
                 if mode != 0:  # risk-sensitive |ΔM'| from the signed ΔM (+ for an improving swap)
-                    delta = abs(_risk_delta(mode, delta, high_rank > low_rank, q, qstate, gstate))
-                if norm and best != worst:
+                    delta = abs(_risk_delta(mode, delta, li < lj, q, qstate, gstate))
+                if scale:
                     delta /= _F32_001 + abs(delta_score)
                 if delta_score <= lo:
                     p = table[0]
@@ -188,17 +268,31 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
                 p_hess = p * (1.0 - p)
                 p_lam = p * (-sigmoid * delta)
                 p_hess *= sigmoid * sigmoid * delta
-                grad[start + low] -= np.float32(p_lam)
-                hess[start + low] += np.float32(p_hess)
-                grad[start + high] += np.float32(p_lam)
-                hess[start + high] += np.float32(p_hess)
+                lam32 = np.float32(p_lam)
+                hess32 = np.float32(p_hess)
+                if li > lj:  # LightGBM's order: the low document first, then the high one
+                    g_r[j] -= lam32
+                    h_r[j] += hess32
+                    g_i += lam32
+                    h_i += hess32
+                else:
+                    g_i -= lam32
+                    h_i += hess32
+                    g_r[j] += lam32
+                    h_r[j] += hess32
                 sum_lambdas -= 2.0 * p_lam
+            g_r[i] = g_i
+            h_r[i] = h_i
             i += 1
         if norm and sum_lambdas > 0:
             f = np.log2(1.0 + sum_lambdas) / sum_lambdas
-            for t in range(start, start + cnt):
-                grad[t] = np.float32(grad[t] * f)
-                hess[t] = np.float32(hess[t] * f)
+            for r in range(cnt):
+                grad[start + order[r]] = np.float32(g_r[r] * f)
+                hess[start + order[r]] = np.float32(h_r[r] * f)
+        else:
+            for r in range(cnt):
+                grad[start + order[r]] = g_r[r]
+                hess[start + order[r]] = h_r[r]
     return grad, hess
 
 
