@@ -35,41 +35,60 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+from collections.abc import Mapping
+
 from evalrank import io
 from evalrank.models import RankingModel
-from evalrank.models.adarank import AdaRankModel
-from evalrank.models.afs import AFSModel
-from evalrank.models.coordinate_ascent import CoordinateAscentModel
-from evalrank.models.forest import RandomForestModel
-from evalrank.models.gbrt import GBRTModel
-from evalrank.models.lambdamart import LambdaMARTModel
-from evalrank.models.listnet import ListNetModel
-from evalrank.models.ordered_logit import OrderedLogitModel
-from evalrank.models.ordinal_forest import OrdinalForestModel
-from evalrank.models.rankboost import RankBoostModel
-from evalrank.models.ranknet import RankNetModel
-from evalrank.models.ranksvm import RankSVMModel
 
 __all__ = ["MODELS", "make_model", "default_grids", "PAPER_GRIDS", "save_model", "load_model"]
 
-#: name -> model class (the names used in configs and result paths).
-MODELS: dict[str, type[RankingModel]] = {
-    "rf": RandomForestModel,
-    "ordinal_rf": OrdinalForestModel,
-    "ordered_logit": OrderedLogitModel,
-    "ranksvm": RankSVMModel,
-    "lambdamart": LambdaMARTModel,
+#: name -> ``"module:class"`` of each model (the names used in configs and result paths); a
+#: learner's module is imported when its class is first asked for (:data:`MODELS`), so a stage
+#: that trains one learner does not import the others (numba kernels, scipy.special, ...).
+_CLASSES = {
+    "rf": "evalrank.models.forest:RandomForestModel",
+    "ordinal_rf": "evalrank.models.ordinal_forest:OrdinalForestModel",
+    "ordered_logit": "evalrank.models.ordered_logit:OrderedLogitModel",
+    "ranksvm": "evalrank.models.ranksvm:RankSVMModel",
+    "lambdamart": "evalrank.models.lambdamart:LambdaMARTModel",
     # Busa-Fekete et al. (2012), Sec. 4: the LTR zoo of the NDCG-conventions study
-    "adarank": AdaRankModel,
-    "coordinate_ascent": CoordinateAscentModel,
-    "ranknet": RankNetModel,
-    "rankboost": RankBoostModel,
+    "adarank": "evalrank.models.adarank:AdaRankModel",
+    "coordinate_ascent": "evalrank.models.coordinate_ascent:CoordinateAscentModel",
+    "ranknet": "evalrank.models.ranknet:RankNetModel",
+    "rankboost": "evalrank.models.rankboost:RankBoostModel",
     # Dinçer et al. (2016), Sec. 6.1: the other two of the four pre-trained baseline learners
-    "gbrt": GBRTModel,
-    "afs": AFSModel,
+    "gbrt": "evalrank.models.gbrt:GBRTModel",
+    "afs": "evalrank.models.afs:AFSModel",
     # Wang et al. (2013), Sec. 4: the listwise learner of their RankSVM / ListNet / random comparison
-    "listnet": ListNetModel,
+    "listnet": "evalrank.models.listnet:ListNetModel",
 }
+
+
+class _Models(Mapping):
+    """Read-only ``{name: model class}`` in :data:`_CLASSES`' order; ``MODELS[name]`` imports
+    that learner's module only (``list(MODELS)``, ``name in MODELS`` import none)."""
+
+    def __getitem__(self, name: str) -> type[RankingModel]:
+        import importlib
+
+        module, attr = _CLASSES[name].split(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def __contains__(self, name) -> bool:  # Mapping's would import the class
+        return name in _CLASSES
+
+    def __iter__(self):
+        return iter(_CLASSES)
+
+    def __len__(self) -> int:
+        return len(_CLASSES)
+
+    def __repr__(self) -> str:
+        return f"MODELS({list(_CLASSES)})"
+
+
+#: name -> model class (the names used in configs and result paths), imported on first use.
+MODELS: Mapping[str, type[RankingModel]] = _Models()
 
 _DEFAULT_GRIDS = {
     # 100 trees, 10% of the features per split
@@ -136,14 +155,19 @@ LIBRARY_TYPES = ("collections.OrderedDict", "lightgbm.basic.Booster", "sklearn.t
 COMPRESS_LEVEL = 3
 
 
+#: The zoo's own types besides the models that a model file may hold: the linear models'
+#: feature transform and the score learners' calibrator (``module.qualname``, as skops names them).
+OWN_TYPES = ("evalrank.models.FeatureTransform", "evalrank.models.calibrate.GradeCalibrator")
+
+
 def trusted_types() -> list[str]:
     """Every type a model file of :func:`save_model` may hold beyond skops' defaults: the zoo's
-    models, their feature transform and score calibrator, and :data:`LIBRARY_TYPES`."""
-    from evalrank.models import FeatureTransform
-    from evalrank.models.calibrate import GradeCalibrator
-
-    ours = (*MODELS.values(), FeatureTransform, GradeCalibrator)
-    return sorted({f"{c.__module__}.{c.__qualname__}" for c in ours} | set(LIBRARY_TYPES))
+    models, their feature transform and score calibrator, and :data:`LIBRARY_TYPES`. Named from
+    :data:`_CLASSES` and :data:`OWN_TYPES` without importing them (loading one model imports its
+    own learner's module only; tests/models/test_model_files.py checks the names against the
+    classes)."""
+    ours = {spec.replace(":", ".") for spec in _CLASSES.values()} | set(OWN_TYPES)
+    return sorted(ours | set(LIBRARY_TYPES))
 
 
 def _skops(what: str):

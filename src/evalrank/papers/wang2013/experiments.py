@@ -25,14 +25,18 @@ is a product with its cut discount vector
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from evalrank.metrics.cutoffs import resolve_cutoff
 from evalrank.metrics.dcg import cut_discount_row, grade_counts, ideal_from_counts
 from evalrank.metrics.names import RankMeasure
 from evalrank.metrics import names
 from evalrank.metrics.ranking import descending_rows
+
+if TYPE_CHECKING:  # the tables' functions import pandas when called (theory-sample's jobs need none)
+    import pandas as pd
 
 __all__ = ["theory_measure", "sample_ndcg", "limits_table", "convergence_table", "distinguishability", "gap_rate"]
 
@@ -103,6 +107,8 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
 def limits_table(pop, scorers, measures, names=None) -> pd.DataFrame:
     """Every scorer x measure: the limit (:func:`~evalrank.papers.wang2013.limits.ndcg_limit`),
     the rule of the table that gives it and its theorem."""
+    import pandas as pd
+
     from evalrank.papers.wang2013.limits import ndcg_limit  # scipy's quadrature: only where limits are computed
 
     names = names or [str(s) for s in scorers]
@@ -119,6 +125,8 @@ def convergence_table(values: dict, pop, scorers, measures, names=None, limits=N
     ``values``: n -> :func:`sample_ndcg` array. ``limits``: a
     :func:`limits_table` of the same scorers and measures (computed when
     not given)."""
+    import pandas as pd
+
     measures = [theory_measure(m) for m in measures]
     names = names or [str(s) for s in scorers]
     if limits is None:
@@ -144,6 +152,8 @@ def distinguishability(values: dict, pairs, measures) -> pd.DataFrame:
     with its binomial standard error; ``pairs``: (label, i1, i2) scorer
     indices into the arrays of ``values`` (n -> :func:`sample_ndcg` array).
     Ties count one half."""
+    import pandas as pd
+
     measures = [theory_measure(m) for m in measures]
     rows = []
     for n, v in sorted(values.items()):
