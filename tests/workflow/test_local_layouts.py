@@ -40,6 +40,7 @@ def _config(tmp_path, dataset: dict, name: str):
     cfg.update(name=name, dataset=dict(dataset, n_features=136, max_grade=4), folds=[1])
     cfg["models"]["names"] = ["rf", "ordered_logit"]  # two models: Figs. 1-3 left still run, few jobs
     cfg["sawade2012"]["train_sizes"]["sizes"] = []
+    cfg["sawade2012"]["calibrated"] = []  # the calibrated twins: tiny.yaml's run
     for stage in ("ndcg", "risk", "clicks", "theory"):
         cfg[stage] = {"enabled": False}
     path = tmp_path / f"{name}.yaml"
