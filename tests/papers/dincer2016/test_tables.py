@@ -163,3 +163,40 @@ def test_learn_file_scores_the_folds_test_queries(tmp_path):
     assert a["scores"].size == test.n_docs and a["ndcg10"].size == test.n_queries
     for k in a:
         np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_learn_files_writes_each_learners_file_as_learn_file_does(tmp_path):
+    """Several learners of a fold in one process (one data load, one baseline scoring): each
+    output byte-identical to its own learn_file run."""
+    from evalrank.models.zoo import make_model, save_model
+    from evalrank.papers.dincer2016.risk_lambdamart import learn_file, learn_files
+
+    parts = []
+    for i in range(2):
+        parts.append(tmp_path / f"S{i}.npz")
+        toy_collection(40, i).save(parts[-1])
+    pool, split = tables.risk_protocol(parts, holdout=0.2, n_folds=5, seed=1)
+    base = pool.select_queries(split["baseline_train"]), pool.select_queries(split["baseline_vali"])
+    models = []
+    for name in ("lambdamart", "afs"):
+        m = make_model(name, convention="lightgbm", **({"num_boost_round": 5, "min_data_in_leaf": 5}
+                                                        if name == "lambdamart" else {}))
+        m.fit(*base, grid=None, seed=1)
+        models.append(tmp_path / f"{name}.pkl")
+        save_model(m, models[-1])
+    learners = [("lambdamart", 0.0), ("u-cro", 1.0), ("georisk", 5.0), ("t*-faro", 1.0)]
+    kw = dict(partitions=parts, holdout=0.2, n_folds=5, seed=1, convention="lightgbm", fold=3, baseline_feature=1,
+              params={"num_boost_round": 5, "num_leaves": 4, "min_data_in_leaf": 5}, threads=1)
+    learn_files(learners=[(m, a, tmp_path / f"many_{m}.npz") for m, a in learners], baselines=models, **kw)
+    for m, a in learners:
+        learn_file(method=m, alpha=a, output=tmp_path / f"one_{m}.npz",
+                   baselines=models if m in ("georisk", "t*-faro") else None, **kw)
+        assert (tmp_path / f"many_{m}.npz").read_bytes() == (tmp_path / f"one_{m}.npz").read_bytes()
+    runs = [io.load_arrays(tmp_path / f"many_{m}.npz")["scores"] for m, _ in learners]
+    assert len({r.tobytes() for r in runs}) == len(runs)  # four different learners
+    with pytest.raises(ValueError, match="baselines is used only by"):
+        learn_file(method="u-cro", alpha=1.0, output=tmp_path / "x.npz", baselines=models, **kw)
+    with pytest.raises(ValueError, match="learners"):
+        learn_files(learners=[], baselines=None, **kw)
+    with pytest.raises(ValueError, match="triples"):
+        learn_files(learners=[("u-cro", 1.0)], baselines=None, **kw)

@@ -43,7 +43,7 @@ from evalrank.models import check_collection, expand_grid
 from evalrank.models.lambdamart import LambdaMARTModel
 from evalrank.papers.dincer2016.risk_objective import _MANY_BASELINES, _ONE_BASELINE, RISK_METHODS, RiskObjective
 
-__all__ = ["RiskLambdaMARTModel", "learn_file"]
+__all__ = ["RiskLambdaMARTModel", "learn_file", "learn_files"]
 
 
 def _check_risk_params(params: dict) -> None:
@@ -139,7 +139,22 @@ def learn_file(*, partitions, holdout: float, n_folds: int, seed: int, conventio
     (:func:`evalrank.papers.dincer2016.tables.risk_protocol`): :class:`RiskLambdaMARTModel` with
     ``method`` and risk weight ``alpha`` against the single baseline feature and, for t*-faro and
     georisk, the learned ``baselines`` (model files) -> ``output`` (fold<k>.npz: qids, ndcg10, scores
-    of the fold's test queries)."""
+    of the fold's test queries). :func:`learn_files` with one learner."""
+    if baselines and method not in _MANY_BASELINES:
+        raise ValueError(f"baselines is used only by {list(_MANY_BASELINES)}, not by {method!r}")
+    learn_files(partitions=partitions, holdout=holdout, n_folds=n_folds, seed=seed, convention=convention, fold=fold,
+                learners=[(method, alpha, output)], baseline_feature=baseline_feature, baselines=baselines,
+                params=params, threads=threads, log=log)
+
+
+def learn_files(*, partitions, holdout: float, n_folds: int, seed: int, convention: str, fold: int, learners,
+                baseline_feature: int, baselines, params: dict, threads: int, log=None) -> None:
+    """Several learners of Sec. 6 on one fold, in one process: ``learners`` is a list of
+    ``(method, alpha, output)``, each written as :func:`learn_file` writes it (the same file, byte
+    for byte: every fit starts from the same inputs and seed). The partitions, the fold's split and
+    the learned ``baselines``' scores on the training queries (model files; used by the t*-faro and
+    georisk learners only) are loaded or computed once for all of them -- a pipeline job's start-up,
+    data loading and baseline scoring paid once per fold instead of once per learner."""
     import time
 
     from evalrank import io
@@ -147,19 +162,27 @@ def learn_file(*, partitions, holdout: float, n_folds: int, seed: int, conventio
     from evalrank.papers.dincer2016.learning import fold_collections
     from evalrank.papers.dincer2016.tables import risk_protocol
 
+    learners = list(learners)
+    if not learners:
+        raise ValueError("learners must name at least one (method, alpha, output)")
+    for item in learners:
+        if not isinstance(item, (tuple, list)) or len(item) != 3:
+            raise ValueError(f"learners must be (method, alpha, output) triples, got {item!r}")
     pool, split = risk_protocol(partitions, holdout=holdout, n_folds=n_folds, seed=seed)
     train, vali, test = fold_collections(pool, split, fold)
-    model = RiskLambdaMARTModel(convention=convention, method=method, alpha=alpha, baseline_feature=baseline_feature,
-                                **params)
-    extra = {}
-    if baselines:
-        extra["baselines"] = np.vstack([load_model(p).score(train.features) for p in baselines])
-    t0 = time.perf_counter()
-    model.fit(train, vali, grid=None, seed=seed, n_jobs=threads, **extra)
-    scores = model.score(test.features)
-    values = model.metric(scores, test.labels, test.offsets, k=10)
-    if log is not None:
-        log(f"{method} alpha={alpha:g} fold {fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} queries, "
-            f"{time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
-            f"test NDCG@10 {np.nanmean(values):.4f}")
-    io.save_arrays(output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)
+    models = [RiskLambdaMARTModel(convention=convention, method=method, alpha=alpha,
+                                  baseline_feature=baseline_feature, **params) for method, alpha, _ in learners]
+    B = None
+    if baselines and any(method in _MANY_BASELINES for method, _, _ in learners):
+        B = np.vstack([load_model(p).score(train.features) for p in baselines])
+    for model, (method, alpha, output) in zip(models, learners):
+        extra = {"baselines": B} if B is not None and method in _MANY_BASELINES else {}
+        t0 = time.perf_counter()
+        model.fit(train, vali, grid=None, seed=seed, n_jobs=threads, **extra)
+        scores = model.score(test.features)
+        values = model.metric(scores, test.labels, test.offsets, k=10)
+        if log is not None:
+            log(f"{method} alpha={alpha:g} fold {fold}: {train.n_queries}/{vali.n_queries}/{test.n_queries} "
+                f"queries, {time.perf_counter() - t0:.1f} s, {getattr(model, 'best_iteration_', '?')} trees, "
+                f"test NDCG@10 {np.nanmean(values):.4f}")
+        io.save_arrays(output, qids=test.qids, ndcg10=np.asarray(values, dtype=np.float64), scores=scores)

@@ -61,11 +61,18 @@ def cmd_risk_baseline(a):
 
 
 def cmd_risk_learn(a):
-    from evalrank.papers.dincer2016.risk_lambdamart import learn_file
+    from evalrank.papers.dincer2016.risk_lambdamart import learn_file, learn_files
 
-    learn_file(partitions=a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed, convention=a.convention,
-               fold=a.fold, method=a.method, alpha=a.alpha, baseline_feature=a.baseline_feature, baselines=a.baselines,
-               params=json.loads(a.params), threads=a.threads, output=a.output, log=_log)
+    if not len(a.method) == len(a.alpha) == len(a.output):
+        raise ValueError(f"--method, --alpha and --output must name the same number of learners, got "
+                         f"{len(a.method)}, {len(a.alpha)} and {len(a.output)}")
+    kw = dict(partitions=a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed, convention=a.convention,
+              fold=a.fold, baseline_feature=a.baseline_feature, baselines=a.baselines, params=json.loads(a.params),
+              threads=a.threads, log=_log)
+    if len(a.method) == 1:
+        learn_file(method=a.method[0], alpha=a.alpha[0], output=a.output[0], **kw)
+    else:  # several learners of the fold in one process (one start-up, one data load, one baseline scoring)
+        learn_files(learners=list(zip(a.method, a.alpha, a.output)), **kw)
 
 
 def cmd_risk_table7(a):
@@ -168,17 +175,19 @@ def _risk_learn_parser(sub) -> None:
     s = add_command(sub, "risk-learn", cmd_risk_learn, "LambdaMART or a risk-sensitive variant on one fold (Sec. 6)")
     _protocol_args(s)
     s.add_argument("--fold", type=int, required=True, help="the fold (dincer2016.learning.folds)")
-    s.add_argument("--method", required=True, help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk "
-                                                   "(dincer2016.learning.methods)")
-    s.add_argument("--alpha", type=float, required=True, help="the risk weight (dincer2016.learning.alphas; "
-                                                              "0 for lambdamart)")
+    s.add_argument("--method", nargs="+", required=True,
+                   help="lambdamart, u-cro, t-saro, t-faro, t*-faro or georisk (dincer2016.learning.methods); "
+                        "several: one learner each, with --alpha and --output in the same order")
+    s.add_argument("--alpha", type=float, nargs="+", required=True,
+                   help="the risk weight of each --method (dincer2016.learning.alphas; 0 for lambdamart)")
     s.add_argument("--baseline-feature", type=int, required=True,
                    help="1-based feature id of the single baseline (dincer2016.learning.baseline_feature)")
     s.add_argument("--baselines", nargs="*", help="fitted learned baselines (.pkl) for t*-faro and georisk "
                                                   "(default: none)")
     s.add_argument("--params", required=True, help="JSON of LambdaMART's parameters (dincer2016.learning.params)")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (dincer2016.learning.threads)")
-    s.add_argument("--output", required=True, help="fold<k>.npz: qids, ndcg10, scores")
+    s.add_argument("--output", nargs="+", required=True,
+                   help="fold<k>.npz of each --method: qids, ndcg10, scores")
 
 
 def _risk_table7_parser(sub) -> None:
