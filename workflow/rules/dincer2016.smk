@@ -104,28 +104,32 @@ rule risk_baseline:
 
 
 rule risk_learn:
+    # one job per fold trains all of the fold's learners (plain LambdaMART + every method x alpha), one
+    # after the other in one process: the partitions, the fold's split and the learned baselines' scores
+    # are loaded once (learn_files; fold 4 of config.yaml: 9 jobs 202 CPU-s -> 1 job 145, outputs identical)
     wildcard_constraints:
-        spec=r"[a-z_\-]+(?:_a[0-9.]+)?",
+        fold=r"[0-9]+",
     input:
         parts=LEARN_PARTS,
         facts=data_checked if LDS is None else [],
-        baselines=lambda w: _baseline_models()
-        if risk_learners()[w.spec]["method"] in ("t*-faro", "georisk") else [],
+        baselines=_baseline_models()
+        if any(s["method"] in ("t*-faro", "georisk") for s in risk_learners().values()) else [],
     output:
-        f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz",
+        [f"{RESULTS}/risk/learning/runs/{spec}/fold{{fold}}.npz" for spec in risk_learners()],
     params:
         opts=lambda w, input: flags(
-            **LEARN_PROTOCOL, method=risk_learners()[w.spec]["method"], alpha=risk_learners()[w.spec]["alpha"],
+            **LEARN_PROTOCOL, method=[s["method"] for s in risk_learners().values()],
+            alpha=[s["alpha"] for s in risk_learners().values()],
             baseline_feature=LEARN["baseline_feature"], baselines=list(input.baselines), params=LEARN["params"],
         ),
     log:
-        f"{LOGS}/risk/learn_{{spec}}_fold{{fold}}.log",
+        f"{LOGS}/risk/learn_fold{{fold}}.log",
     benchmark:
-        f"{BENCH}/risk/learn_{{spec}}_fold{{fold}}.tsv"
+        f"{BENCH}/risk/learn_fold{{fold}}.tsv"
     threads: LEARN["threads"]
     resources:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
-        runtime=120,
+        runtime=lambda w: 20 * len(risk_learners()),
     shell:
         "python -m evalrank stage risk-learn --partitions {input.parts:q} {params.opts} --fold {wildcards.fold}"
         " --threads {threads} --output {output:q} 2> {log:q}"
