@@ -59,11 +59,11 @@ def test_data_and_model_stages_run_on_slurm_without_accounting(slurm, tmp_path):
     out = snakemake(wd, "--profile", str(PROFILE), "--default-resources", "slurm_partition=debug",
                     configs=(TINY, STAGES), timeout=900)
     planned = jobs_run(out)
-    assert planned["train_model"] == 5 and planned["predict_pool"] == 5
+    assert planned["train_model"] == 2 and planned["predict_pool"] == 2  # slurm_stages.yaml's two models
     assert _submitted(out) == sum(planned.values())  # every job went through sbatch
     res = wd / "results" / "tiny"
     quality = pd.read_csv(res / "fold2" / "quality" / "quality.csv")
-    assert set(quality["model"]) == {"rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart", "random"}
+    assert set(quality["model"]) == {"rf", "ordered_logit", "random"}
     assert (res / "data" / "facts.json").exists() and (res / "data" / "dataset.png").stat().st_size > 5000
 
 
