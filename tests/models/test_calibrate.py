@@ -68,3 +68,23 @@ def test_argument_checks():
         GradeCalibrator().fit(np.full(100, np.nan), y)
     with pytest.raises(RuntimeError, match="not fitted"):
         GradeCalibrator().predict_proba(s)
+
+
+def test_fit_without_calibrator_same_model_no_probabilities():
+    """fit(calibrate=False) (the NDCG-conventions study: scores only) tunes and scores exactly
+    as fit() does; asking it for probabilities is refused, not answered with nonsense."""
+    from evalrank.models import zoo
+    from toy_data import toy_collection
+
+    train, vali = toy_collection(30, 1), toy_collection(20, 2)
+    a = zoo.make_model("rankboost", n_grades=5)
+    b = zoo.make_model("rankboost", n_grades=5)
+    a.fit(train, vali, grid={}, seed=4)
+    b.fit(train, vali, grid={}, seed=4, calibrate=False)
+    np.testing.assert_array_equal(a.score(vali.features), b.score(vali.features))
+    assert a.best_params_ == b.best_params_ and a.best_vali_ndcg10_ == b.best_vali_ndcg10_
+    assert a.predict_proba(vali.features).shape == (vali.features.shape[0], 5)
+    with pytest.raises(RuntimeError, match="calibrate=False"):
+        b.predict_proba(vali.features)
+    with pytest.raises(TypeError, match="calibrate"):
+        b.fit(train, vali, grid={}, seed=4, calibrate="no")

@@ -220,6 +220,17 @@ class FeatureTransform:
 # ---------------------------------------------------------------------------
 # the common model interface
 # ---------------------------------------------------------------------------
+class _NoCalibrator:
+    """``calibrator_`` of a model fitted with ``calibrate=False``: no grade probabilities."""
+
+    def __init__(self, model: str):
+        self.model = model
+
+    def predict_proba(self, scores):
+        raise RuntimeError(f"{self.model} was fitted with calibrate=False: it has scores but no grade "
+                           "probabilities; fit it with calibrate=True")
+
+
 class RankingModel:
     """Base class: grid search by validation NDCG@10, chunked prediction.
 
@@ -268,7 +279,8 @@ class RankingModel:
         return f"{type(self).__name__}({fitted}, params={self.params})"
 
     # -- fitting -------------------------------------------------------------
-    def fit(self, train: Collection, vali: Collection, *, grid: dict | None, seed: int, n_jobs: int = 1):
+    def fit(self, train: Collection, vali: Collection, *, grid: dict | None, seed: int, n_jobs: int = 1,
+            calibrate: bool = True):
         """Tune on ``grid`` by validation mean NDCG@10 and keep the best model.
 
         Parameters
@@ -279,7 +291,12 @@ class RankingModel:
             constructor values. ``{}``/``None`` = no tuning.
         seed : config seed; the model's random streams are derived from it.
         n_jobs : threads; results are bit-identical for every value.
+        calibrate : fit the score-only learners' grade calibrator (their probabilities); False
+            when only scores are wanted (the NDCG-conventions study): ``predict_proba`` then
+            raises. Scores, tuning and the chosen model are the same either way.
         """
+        if not isinstance(calibrate, bool):
+            raise TypeError(f"calibrate must be True or False, got {calibrate!r}")
         check_collection(train, "train")
         check_collection(vali, "vali")
         if train.n_features != vali.n_features:
@@ -290,6 +307,7 @@ class RankingModel:
         check_labels(vali.labels, self.n_grades, "vali.labels")
         self.seed = check_seed(seed)
         self.n_jobs = check_n_jobs(n_jobs)
+        self._calibrate = calibrate
         candidates = [dict(self.params, **g) for g in expand_grid(grid, self.param_names)]
         self.n_features_in_ = train.n_features
 
@@ -392,7 +410,11 @@ class RankingModel:
     def _fit_calibrator(self, vali: Collection) -> None:
         """``calibrator_``: a :class:`~evalrank.models.calibrate.GradeCalibrator`
         (strength ``calibration_alpha``) from the fitted model's validation
-        scores to grades -- the probabilities of the score-only learners."""
+        scores to grades -- the probabilities of the score-only learners. Not with
+        ``fit(calibrate=False)``: then a stand-in that refuses ``predict_proba``."""
+        if not getattr(self, "_calibrate", True):
+            self.calibrator_ = _NoCalibrator(type(self).__name__)
+            return
         from evalrank.models.calibrate import GradeCalibrator
 
         self.calibrator_ = GradeCalibrator(alpha=self.best_params_["calibration_alpha"], n_grades=self.n_grades)
