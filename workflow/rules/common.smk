@@ -224,13 +224,20 @@ def active_outputs():
 NDCG = config["busafekete2012"]
 
 
-def ndcg_runs():
+def ndcg_fold_runs():
+    """(learner, training convention) of each run of a fold, in the order of ndcg_runs(): Fig. 1's
+    learners under every training convention, the others under the reference (one ndcg_train job per
+    fold trains them all)."""
     runs = []
-    for fold in NDCG["folds"]:
-        for learner in NDCG["learners"]:
-            convs = NDCG["train_conventions"] if learner in NDCG["fig1_learners"] else [NDCG["reference"]]
-            runs += [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz" for conv in convs]
+    for learner in NDCG["learners"]:
+        convs = NDCG["train_conventions"] if learner in NDCG["fig1_learners"] else [NDCG["reference"]]
+        runs += [(learner, conv) for conv in convs]
     return runs
+
+
+def ndcg_runs():
+    return [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz"
+            for fold in NDCG["folds"] for learner, conv in ndcg_fold_runs()]
 
 
 def ndcg_outputs():

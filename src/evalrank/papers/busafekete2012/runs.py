@@ -12,7 +12,7 @@ from evalrank import io
 from evalrank.data.collection import Collection
 from evalrank.metrics.conventions import CONVENTIONS
 
-__all__ = ["train_and_score", "save_run", "load_run", "run_doc_ids"]
+__all__ = ["train_and_score", "train_fold", "save_run", "load_run", "run_doc_ids"]
 
 
 def run_doc_ids(test: Collection) -> np.ndarray:
@@ -48,6 +48,41 @@ def train_and_score(learner: str, convention: str, train: Collection, vali: Coll
         "fit_seconds": seconds,
         "vali_ndcg10": model.best_vali_ndcg10_,
     }
+
+
+def train_fold(partitions, fold: int, runs, *, max_train_queries: int | None, seed: int, n_jobs: int = 1,
+               log=None) -> None:
+    """Train several runs of one LETOR fold in one process: the partitions are loaded and the
+    fold's split (:func:`evalrank.papers.busafekete2012.folds.letor_fold`) is built once, then
+    each ``(learner, convention, grid, params, output)`` of ``runs`` is trained in turn
+    (:func:`train_and_score`) and saved (:func:`save_run`) before the next starts. Each run is
+    what a process training it alone writes, byte for byte: every fit is seeded by ``seed``
+    alone (tested).
+
+    ``partitions``: ``{1: S1.npz, ..., 5: S5.npz}`` (a mapping of the LETOR partitions);
+    ``log``: a ``str -> None`` callable for one line per run (default: silent).
+    """
+    from evalrank.papers.busafekete2012.folds import letor_fold
+
+    runs = [tuple(r) for r in runs]
+    if not runs:
+        raise ValueError("runs must name at least one (learner, convention, grid, params, output)")
+    for r in runs:
+        if len(r) != 5:
+            raise ValueError(f"runs: each item must be (learner, convention, grid, params, output), got {r!r}")
+    outputs = [str(r[4]) for r in runs]
+    if len(set(outputs)) != len(outputs):
+        raise ValueError(f"runs: each output must be a different file, got {outputs}")
+    log = log or (lambda msg: None)
+    train, vali, test = letor_fold(partitions, fold, max_train_queries=max_train_queries, seed=seed)
+    for learner, convention, grid, params, output in runs:
+        log(f"{learner} trained with {convention} on fold {fold}: {train.n_queries} train / "
+            f"{vali.n_queries} vali / {test.n_queries} test queries")
+        result = train_and_score(learner, convention, train, vali, test, grid=grid, params=params, seed=seed,
+                                 n_jobs=n_jobs)
+        save_run(output, test, result, {"learner": learner, "convention": convention, "fold": fold})
+        log(f"{learner}/{convention}: fit {result['fit_seconds']:.1f} s, best {result['best_params']}, "
+            f"vali NDCG@10 {result['vali_ndcg10']:.4f} -> {output}")
 
 
 def save_run(path, test: Collection, result: dict, meta: dict) -> None:

@@ -16,18 +16,36 @@ __all__ = ["TITLE", "add_stage_parsers"]
 TITLE = "NDCG conventions (workflow/rules/busafekete2012.smk)"
 
 
-def cmd_ndcg_train(a):
-    from evalrank.papers.busafekete2012.folds import letor_fold
-    from evalrank.papers.busafekete2012.runs import save_run, train_and_score
+def _per_learner(a, single: str, keyed: str, learners: list) -> dict:
+    """{learner: value} from ``--grid``/``--params`` (one JSON for every learner) or from
+    ``--grids``/``--learner-params`` (JSON keyed by learner, each learner named)."""
+    one, by = getattr(a, single.lstrip("-").replace("-", "_")), getattr(a, keyed.lstrip("-").replace("-", "_"))
+    if one is not None:
+        value = json.loads(one)
+        if not isinstance(value, dict):
+            raise ValueError(f"{single} must be a JSON mapping, got {one!r}")
+        return {learner: value for learner in learners}
+    value = json.loads(by)
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise ValueError(f"{keyed} must be a JSON mapping of learner -> mapping, got {by!r}")
+    missing = sorted(set(learners) - set(value))
+    if missing:
+        raise ValueError(f"{keyed} names no entry for learner(s) {missing} (give {{}} for none)")
+    return value
 
-    train, vali, test = letor_fold(_partition_map(a.partitions), a.fold, max_train_queries=a.max_train_queries,
-                                   seed=a.seed)
-    _log(f"{a.learner} trained with {a.convention} on fold {a.fold}: {train.n_queries} train / "
-         f"{vali.n_queries} vali / {test.n_queries} test queries")
-    result = train_and_score(a.learner, a.convention, train, vali, test, grid=json.loads(a.grid),
-                             params=json.loads(a.params), seed=a.seed, n_jobs=a.threads)
-    save_run(a.output, test, result, {"learner": a.learner, "convention": a.convention, "fold": a.fold})
-    _log(f"fit {result['fit_seconds']:.1f} s, best {result['best_params']}, vali NDCG@10 {result['vali_ndcg10']:.4f}")
+
+def cmd_ndcg_train(a):
+    from evalrank.papers.busafekete2012.runs import train_fold
+
+    if not len(a.learner) == len(a.convention) == len(a.output):
+        raise ValueError(f"--learner, --convention and --output must name the same number of runs, got "
+                         f"{len(a.learner)}, {len(a.convention)} and {len(a.output)}")
+    grids = _per_learner(a, "--grid", "--grids", a.learner)
+    params = _per_learner(a, "--params", "--learner-params", a.learner)
+    runs = [(lr, conv, grids[lr], params[lr], out) for lr, conv, out in zip(a.learner, a.convention, a.output)]
+    # one process, one data load and one fold split for all the runs (the rule: one job per fold)
+    train_fold(_partition_map(a.partitions), a.fold, runs, max_train_queries=a.max_train_queries, seed=a.seed,
+               n_jobs=a.threads, log=_log)
 
 
 def cmd_ndcg_report(a):
@@ -64,19 +82,31 @@ def cmd_ndcg_audit(a):
 
 def add_stage_parsers(sub) -> None:
     s = add_command(sub, "ndcg-train", cmd_ndcg_train,
-                    "Busa-Fekete Sec. 5: train one learner under one NDCG convention")
+                    "Busa-Fekete Sec. 5: train learners under NDCG conventions on one fold (one run each)")
     s.add_argument("--partitions", nargs="+", required=True, help="parsed S1..S5 .npz files")
     s.add_argument("--fold", type=int, required=True, help="the LETOR fold (busafekete2012.folds)")
-    s.add_argument("--learner", required=True, help="the learner (busafekete2012.learners)")
-    s.add_argument("--convention", required=True, help="the training convention (busafekete2012.train_conventions)")
-    s.add_argument("--grid", required=True, help="JSON {param: [values]} (busafekete2012.grids.<learner>; {} = no search)")
-    s.add_argument("--params", required=True, help="JSON {param: value}: fixed constructor parameters "
-                                                    "(busafekete2012.params.<learner>)")
+    s.add_argument("--learner", nargs="+", required=True,
+                   help="the learner of each run (busafekete2012.learners); several: one run each, with "
+                        "--convention and --output in the same order, trained one after the other on one "
+                        "load of the data")
+    s.add_argument("--convention", nargs="+", required=True,
+                   help="the training convention of each run (busafekete2012.train_conventions)")
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--grid", help="JSON {param: [values]} for every --learner (busafekete2012.grids.<learner>; "
+                                  "{} = no search; no default: this or --grids)")
+    g.add_argument("--grids", help="JSON {learner: {param: [values]}} naming every --learner "
+                                   "(busafekete2012.grids; {} = no search; no default: this or --grid)")
+    g = s.add_mutually_exclusive_group(required=True)
+    g.add_argument("--params", help="JSON {param: value}: fixed constructor parameters for every --learner "
+                                    "(busafekete2012.params.<learner>; no default: this or --learner-params)")
+    g.add_argument("--learner-params", help="JSON {learner: {param: value}} naming every --learner "
+                                            "(busafekete2012.params; no default: this or --params)")
     s.add_argument("--max-train-queries", type=int, help="random subset of the training queries "
                                                          "(busafekete2012.max_train_queries; default: all)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (busafekete2012.threads)")
-    s.add_argument("--output", required=True, help="the run (.npz; its .json beside it)")
+    s.add_argument("--output", nargs="+", required=True,
+                   help="the run (.npz; its .json beside it) of each --learner")
 
     s = add_command(sub, "ndcg-report", cmd_ndcg_report,
                     "Busa-Fekete Figs. 1-2, ordering.csv, claims.csv from the runs")
