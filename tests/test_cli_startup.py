@@ -128,7 +128,8 @@ def _partitions(d: Path) -> list[Path]:
     ("lambdamart", {"evalrank.models.lambdamart"}, {"matplotlib", "skops", "mord", *CALIBRATOR}),
 ])
 def test_ndcg_train_imports_its_learner_only(tmp_path, learner, own, absent):
-    """`stage ndcg-train` (84 of make run's 250 jobs) imports the learner it trains and no other
+    """`stage ndcg-train` (one job per fold; before, 84 of make run's 250 jobs) imports the
+    learner it trains and no other
     (before: every learner of the zoo, numba and scipy.special with them), and nothing a
     learner without LightGBM does not use. The study keeps test scores only, so it fits no grade
     calibrator (fit(calibrate=False)): no mord, and so no scikit-learn or scipy.stats, for a
