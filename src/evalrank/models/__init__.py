@@ -50,6 +50,11 @@ from typing import Any, Iterable
 import numpy as np
 
 from evalrank.data.collection import Collection
+from evalrank.models._omp import passive_wait
+
+# OpenMP's passive wait policy before any LightGBM can load (models/_omp.py): the zoo imports its
+# learners lazily, so the package sets it, whatever learner a process later asks for
+passive_wait()
 
 __all__ = [
     "N_GRADES",
