@@ -230,6 +230,18 @@ def test_named_paths_refuses_an_item_without_name_or_path():
             named_paths([bad], "--models")
 
 
+def test_parallel_lists_zips_and_refuses_unequal_lengths():
+    """The batched stages' --method/--alpha/--output (risk-learn) and --learner/--convention/--output
+    (ndcg-train) are parallel lists: zipped in order, or refused naming every option."""
+    from evalrank.cli.common import parallel_lists
+
+    assert parallel_lists({"--method": ["u-cro", "georisk"], "--alpha": [1.0, 5.0], "--output": ["a", "b"]},
+                          "learners") == [("u-cro", 1.0, "a"), ("georisk", 5.0, "b")]
+    with pytest.raises(ValueError, match=r"^--method, --alpha and --output must name the same number of learners, "
+                                         r"got 2, 1 and 2$"):
+        parallel_lists({"--method": ["u-cro", "georisk"], "--alpha": [1.0], "--output": ["a", "b"]}, "learners")
+
+
 def test_shell_python_problem_names_the_python_the_rules_would_run(tmp_path):
     """The pipeline refuses to start when the jobs' `python` cannot import evalrank (each job would
     fail alone with "No module named evalrank"): no python on PATH, or one without evalrank; this

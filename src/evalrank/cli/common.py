@@ -75,6 +75,18 @@ def named_paths(items, option: str) -> dict:
     return out
 
 
+def parallel_lists(lists: dict, what: str) -> list[tuple]:
+    """Options given as parallel lists (``--method m1 m2 --alpha a1 a2 --output o1 o2``),
+    ``{option: values}`` in order -> their items zipped; lists of different lengths are a
+    ``ValueError`` naming the options and ``what`` they count."""
+    names, values = list(lists), list(lists.values())
+    if len({len(v) for v in values}) > 1:
+        counts = [str(len(v)) for v in values]
+        raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must name the same number of {what}, got "
+                         f"{', '.join(counts[:-1])} and {counts[-1]}")
+    return list(zip(*values))
+
+
 def partition_map(paths) -> dict:
     """{k: path} of parsed partition files named ``...S<k>.npz``."""
     import re

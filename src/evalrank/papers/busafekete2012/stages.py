@@ -9,17 +9,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evalrank.cli.common import _log, add_command, partition_map as _partition_map
+from evalrank.cli.common import _log, add_command, parallel_lists, partition_map as _partition_map
 
 __all__ = ["TITLE", "add_stage_parsers"]
 
 TITLE = "NDCG conventions (workflow/rules/busafekete2012.smk)"
 
 
-def _per_learner(a, single: str, keyed: str, learners: list) -> dict:
-    """{learner: value} from ``--grid``/``--params`` (one JSON for every learner) or from
-    ``--grids``/``--learner-params`` (JSON keyed by learner, each learner named)."""
-    one, by = getattr(a, single.lstrip("-").replace("-", "_")), getattr(a, keyed.lstrip("-").replace("-", "_"))
+def _per_learner(one, by, single: str, keyed: str, learners: list) -> dict:
+    """{learner: value} from option ``single`` (``--grid``/``--params``: ``one``, a JSON for every
+    learner) or else from option ``keyed`` (``--grids``/``--learner-params``: ``by``, a JSON keyed by
+    learner, each learner named)."""
     if one is not None:
         value = json.loads(one)
         if not isinstance(value, dict):
@@ -37,12 +37,10 @@ def _per_learner(a, single: str, keyed: str, learners: list) -> dict:
 def cmd_ndcg_train(a):
     from evalrank.papers.busafekete2012.runs import train_fold
 
-    if not len(a.learner) == len(a.convention) == len(a.output):
-        raise ValueError(f"--learner, --convention and --output must name the same number of runs, got "
-                         f"{len(a.learner)}, {len(a.convention)} and {len(a.output)}")
-    grids = _per_learner(a, "--grid", "--grids", a.learner)
-    params = _per_learner(a, "--params", "--learner-params", a.learner)
-    runs = [(lr, conv, grids[lr], params[lr], out) for lr, conv, out in zip(a.learner, a.convention, a.output)]
+    named = parallel_lists({"--learner": a.learner, "--convention": a.convention, "--output": a.output}, "runs")
+    grids = _per_learner(a.grid, a.grids, "--grid", "--grids", a.learner)
+    params = _per_learner(a.params, a.learner_params, "--params", "--learner-params", a.learner)
+    runs = [(lr, conv, grids[lr], params[lr], out) for lr, conv, out in named]
     # one process, one data load and one fold split for all the runs (the rule: one job per fold)
     train_fold(_partition_map(a.partitions), a.fold, runs, max_train_queries=a.max_train_queries, seed=a.seed,
                n_jobs=a.threads, log=_log)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from evalrank.cli.common import _log, add_command
+from evalrank.cli.common import _log, add_command, parallel_lists
 
 __all__ = ["TITLE", "add_stage_parsers", "table6_args"]
 
@@ -63,16 +63,14 @@ def cmd_risk_baseline(a):
 def cmd_risk_learn(a):
     from evalrank.papers.dincer2016.risk_lambdamart import learn_file, learn_files
 
-    if not len(a.method) == len(a.alpha) == len(a.output):
-        raise ValueError(f"--method, --alpha and --output must name the same number of learners, got "
-                         f"{len(a.method)}, {len(a.alpha)} and {len(a.output)}")
+    learners = parallel_lists({"--method": a.method, "--alpha": a.alpha, "--output": a.output}, "learners")
     kw = dict(partitions=a.partitions, holdout=a.holdout, n_folds=a.n_folds, seed=a.seed, convention=a.convention,
               fold=a.fold, baseline_feature=a.baseline_feature, baselines=a.baselines, params=json.loads(a.params),
               threads=a.threads, log=_log)
     if len(a.method) == 1:
         learn_file(method=a.method[0], alpha=a.alpha[0], output=a.output[0], **kw)
     else:  # several learners of the fold in one process (one start-up, one data load, one baseline scoring)
-        learn_files(learners=list(zip(a.method, a.alpha, a.output)), **kw)
+        learn_files(learners=learners, **kw)
 
 
 def cmd_risk_table7(a):
