@@ -85,3 +85,20 @@ def test_coverage_at_a_small_size_is_near_nominal():
         _, half = standard_errors(sim, q)
         covered = np.abs(sim["estimate"][:, 0] - truth) <= half[:, 0]
         assert 0.91 <= covered.mean() <= 0.98, covered.mean()
+
+
+def test_results_do_not_depend_on_how_the_uniforms_are_chunked(monkeypatch):
+    """A run that outgrows its first chunk continues the same stream with doubling chunks: the
+    arrays equal a run whose chunks hold 3 uniforms each (every run needs many chunks there)."""
+    from evalrank.papers.sawade2012 import montecarlo
+
+    q, costs, values = _pool(5)
+    q[:3] *= 40.0                     # a few queries drawn again and again: runs outgrow the first chunk
+    q /= q.sum()
+    budgets = np.array([2.0, 6.0, 15.0, costs.sum() - 0.2])
+    ref = simulate(q, costs, values, budgets, seed=9, stream=("chunks",), repetitions=range(12), max_draws=5000)
+    assert ref["n"][:, -1].max() > 2 * (2 * budgets[-1] / np.dot(q, costs) + 64)  # a third chunk was needed
+    monkeypatch.setattr(montecarlo, "CHUNK", 3)
+    small = simulate(q, costs, values, budgets, seed=9, stream=("chunks",), repetitions=range(12), max_draws=5000)
+    for k in ("estimate", "importance", "n", "spent", "stop", *SUMS):
+        np.testing.assert_array_equal(small[k], ref[k], err_msg=k)

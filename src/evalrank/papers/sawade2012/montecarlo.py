@@ -224,7 +224,9 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
                            run_budgets, cap, stamp, np.int64(i), fstate, istate, out["estimate"][i, :nb],
                            out["importance"][i, :nb], out["n"][i, :nb], out["spent"][i, :nb], out["stop"][i, :nb],
                            sums[i, :nb]):
-                size = CHUNK
+                # the next chunk doubles (up to CHUNK): a run that repeats queries often needs a few
+                # times the first chunk, not 65,536 uniforms (the stream is the same for any chunking)
+                size = min(2 * size, CHUNK)
     out["exhausted"] = out["stop"] == STOP_EXHAUSTED
     out["capped"] = out["stop"] == STOP_CAPPED
     out["whole_pool"] = out["stop"] == STOP_WHOLE_POOL
