@@ -101,3 +101,23 @@ def test_betting_cs_is_valid_at_every_look_and_refuses_terms_outside_its_range()
         confseq.betting_cs(np.array([0.5, 1.5]), 0.0, 1.0)
     with pytest.raises(ValueError, match="level"):
         confseq.asymptotic_cs(np.ones(3), level=1.5, t_star=3)
+
+
+def test_small_sample_factor_is_scipy_stats_quantiles_exactly_without_importing_scipy_stats():
+    """The factor comes from scipy.special's kernels: bit for bit what scipy.stats' t and normal
+    quantiles give (the active stage's outputs must not change), and a process computing it
+    does not import scipy.stats."""
+    import subprocess
+    import sys
+
+    from scipy import stats
+
+    t = np.concatenate([np.arange(1.0, 3000.0), [1e4, 1e5, 2.5e5]])
+    for alpha in (0.8 * 0.05, 0.8 * 0.1, 0.05, 0.001, 0.3):
+        want = stats.t.ppf(1.0 - alpha / 2, np.maximum(t - 1.0, 1.0)) / stats.norm.ppf(1.0 - alpha / 2)
+        np.testing.assert_array_equal(confseq.small_sample_factor(t, alpha), want)
+    assert confseq.small_sample_factor(10, 0.05) == pytest.approx(2.262157 / 1.959964, rel=1e-6)  # printed tables
+    code = ("import sys; from evalrank.active import confseq; confseq.small_sample_factor([2.0, 9.0], 0.04); "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -111,12 +111,12 @@ def test_uniforms_are_drawn_in_bounded_chunks():
     q[0] = 1e-12
     q /= q.sum()
     counter = Counting()
-    real_rng = montecarlo.seeds.rng
-    montecarlo.seeds.rng = lambda *a: counter
+    real_rngs = montecarlo.stream_rngs
+    montecarlo.stream_rngs = lambda seed, stream, reps: (counter for _ in reps)
     try:
         out = simulate(q, np.ones(m), np.ones(m), [49.5], seed=0, stream=(), repetitions=[0], max_draws=300_000)
     finally:
-        montecarlo.seeds.rng = real_rng
+        montecarlo.stream_rngs = real_rngs
     assert out["capped"].all() and max(counter.sizes) <= montecarlo.CHUNK and sum(counter.sizes) >= 300_000
 
 

@@ -25,3 +25,25 @@ def test_the_interval_does_not_import_scipy_stats():
             "half_width(np.ones(3), np.array([2, 3, 4]), 0.95); print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_counts_shared_by_many_rows_give_the_broadcast_results():
+    """interval_from_sums passes the draw counts as given (one row of prefix counts for many
+    campaigns): the same arrays as with the counts broadcast to the full shape first."""
+    from evalrank.active.interval import interval_from_sums
+
+    rng = np.random.default_rng(5)
+    R, T = 7, 40
+    w = rng.gamma(1.0, size=(R, T))
+    v = rng.lognormal(size=(R, T))
+    sums = [np.cumsum(x, axis=1) for x in (w, w * v, w * w, w * w * v, w * w * v * v)]
+    t = np.arange(1, T + 1)
+    got = interval_from_sums(*sums, t, level=0.9)
+    full = np.broadcast_to(t, (R, T)).copy()
+    want = interval_from_sums(*sums, full, level=0.9)
+    for g, x in zip(got, want):
+        assert g.shape == (R, T)
+        np.testing.assert_array_equal(g, x)
+    se = want[1]
+    np.testing.assert_array_equal(half_width(se, t, 0.9), half_width(se, full, 0.9))
+    np.testing.assert_array_equal(want[2][:, 5], stats.t.ppf(0.95, 5) * se[:, 5])

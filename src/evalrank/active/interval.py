@@ -83,7 +83,7 @@ def half_width(stderr, n, level: float):
     (``stderr`` and ``n`` broadcast): infinite below two draws, NaN where the standard error is
     NaN (no interval). The quantile is computed once per distinct ``n`` (scipy's ``t.ppf`` is
     slow per element; ``scipy.special.stdtrit`` is what it calls, and importing scipy.stats
-    would cost an ``active-mc`` job ~1 CPU-s)."""
+    would cost an ``active-mc`` job ~1 CPU-s). The result has the broadcast shape of ``stderr`` and ``n``."""
     from scipy.special import stdtrit
 
     se = np.asarray(stderr, dtype=np.float64)
@@ -107,7 +107,9 @@ def interval_from_sums(sw, swv, sww, swwv, swwvv, n, *, level: float = 0.95):
         est = swv / sw
         ss = np.maximum(sww * est * est - 2.0 * est * swwv + swwvv, 0.0)
         se = np.sqrt(ss * n / np.maximum(n - 1, 1)) / sw
-    return est, se, half_width(se, np.broadcast_to(n, se.shape), level)
+    # n as given (not broadcast to se's shape): half_width finds the distinct draw counts by sorting
+    # them, and every prefix of many campaigns shares one row of counts
+    return est, se, half_width(se, n, level)
 
 
 def weighted_interval(weights, values, *, level: float = 0.95, exact: bool = False) -> Interval:

@@ -81,3 +81,32 @@ def test_offset_share_is_one_for_a_model_off_by_a_constant_and_zero_for_an_unbia
     f = L + noise - noise.mean()       # f_pool = R: no offset
     assert campaignstudy.offset_share(q, L, f) == pytest.approx(0.0, abs=1e-12)
     assert 0.0 < campaignstudy.offset_share(q, L, L + noise) < 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_campaign_draws_follow_the_stream_and_algorithm_1_on_skewed_pools(seed):
+    """Pools whose q repeats a few queries often (campaigns outgrow their first chunk of uniforms),
+    with undrawable queries (some campaigns label every drawable one) and a small draw cap: the
+    draws are the stream's inverse-CDF draws, one uniform each, and at every budget where the
+    campaign neither exhausted the drawable queries nor hit the cap they are Algorithm 1's."""
+    from evalrank.active.estimate import draws_from_cdf, query_cdf
+
+    g = np.random.default_rng(seed)
+    m = 30
+    q = g.gamma(0.6, size=m) + 0.01
+    q[:3] *= 40.0
+    q[3:3 + seed % 3] = 0.0
+    q /= q.sum()
+    costs = g.uniform(0.3, 2.0, size=m)
+    budgets = np.array([1.0, 3.0, 10.0, 0.8 * costs.sum(), costs.sum() - 1e-9, costs.sum() + 1.0])
+    cap = (400, 3000)[seed % 2]
+    for r in range(8):
+        d, counts = campaignstudy.campaign_draws(q, costs, budgets, np.random.default_rng([seed, r]), max_draws=cap)
+        stream = draws_from_cdf(query_cdf(q), np.random.default_rng([seed, r]).random(max(d.size, 1)))
+        assert np.array_equal(d, stream[:d.size]) and counts.max() == d.size == counts[-1]
+        for b, c in zip(budgets[:-1], counts[:-1]):
+            ref = budgeted_draws(q, costs, b, np.random.default_rng([seed, r]), max_draws=cap)
+            if not (ref["exhausted"] or ref["capped"]):
+                assert np.array_equal(ref["queries"], d[:c])
+            else:
+                assert c >= ref["queries"].size and np.array_equal(ref["queries"], d[:ref["queries"].size])

@@ -102,3 +102,37 @@ def test_results_do_not_depend_on_how_the_uniforms_are_chunked(monkeypatch):
     small = simulate(q, costs, values, budgets, seed=9, stream=("chunks",), repetitions=range(12), max_draws=5000)
     for k in ("estimate", "importance", "n", "spent", "stop", *SUMS):
         np.testing.assert_array_equal(small[k], ref[k], err_msg=k)
+
+
+def test_stream_rngs_are_the_seeds_module_streams():
+    from evalrank.papers.sawade2012.montecarlo import stream_rngs
+
+    reps = [0, 1, 7, 2**31 + 5, 2**32 + 3]
+    stream = ("active-mc", "fig1_rf", 1, "err", "active")
+    for r, gen in zip(reps, stream_rngs(20120924, stream, reps)):
+        np.testing.assert_array_equal(gen.random(20), seeds.rng(20120924, *stream, r).random(20))
+
+
+@pytest.mark.parametrize("batch", [1, 2000, 1 << 21])
+def test_batched_runs_equal_algorithm_1_run_by_run(monkeypatch, batch):
+    """Repetitions run in batches (many rows per call, sharing the labelled-query stamps); a run
+    that outgrows its first chunk is restarted alone: every run equals Algorithm 1 fed its own
+    stream, whatever the batch size (1 uniform per batch: one row per call; 2,000: ~16 rows)."""
+    from evalrank.papers.sawade2012 import montecarlo
+
+    monkeypatch.setattr(montecarlo, "BATCH_UNIFORMS", batch)
+    q, costs, values = _pool(8, m=25)
+    q = q / q.sum() + 0.02
+    q[:2] *= 30.0                      # runs that repeat queries: many outgrow the first chunk
+    q[6] = 0.0                         # an undrawable query: runs exhaust the drawable ones
+    q /= q.sum()
+    budgets = np.array([1.5, 4.0, 12.0, costs.sum() - 0.5 * costs[6], costs.sum() + 1.0])
+    sim = simulate(q, costs, values, budgets, seed=5, stream=("batch", batch), repetitions=range(3, 33), max_draws=5000)
+    assert sim["exhausted"].any() and (sim["stop"][:, 2] == 0).all() and sim["whole_pool"][:, -1].all()
+    assert (sim["n"][:, -2] > 2 * (2 * budgets[-2] / np.dot(q, costs) + 64)).any()  # a third chunk was needed
+    for i, r in enumerate(range(3, 33)):
+        for j, b in enumerate(budgets):
+            ref = algorithm1(q, costs, b, seeds.rng(5, "batch", batch, r), values=values, max_draws=5000)
+            assert sim["n"][i, j] == ref["n"] and sim["spent"][i, j] == pytest.approx(ref["spent"], rel=1e-12)
+            assert bool(sim["exhausted"][i, j]) == bool(ref["exhausted"])
+            assert sim["estimate"][i, j] == pytest.approx(ref["estimate"], rel=1e-12, nan_ok=True)

@@ -27,10 +27,11 @@ depend on labels), as the tool tunes it at the plan's draws.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
-from evalrank import seeds
-from evalrank.active.estimate import default_max_draws, draws_from_cdf, query_cdf
+from evalrank.active.estimate import default_max_draws, query_cdf
+from evalrank.papers.sawade2012.montecarlo import stream_rngs
 
 __all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
 
@@ -46,29 +47,71 @@ def in_campaign_study(experiment: str) -> bool:
     return not experiment.startswith("fig3_train_size_")
 
 
+@numba.njit(cache=True)
+def _extend(u, cdf, costs, stamp, d, spent, pos, state):
+    """Append the draws of uniforms ``u`` at ``d[pos:]`` (the inverse CDF, as
+    :func:`evalrank.active.estimate.draws_from_cdf`) with the cost spent after each
+    (``spent``: a new query adds its cost, a repeated one 0, the running sum of
+    ``where(new, costs[d], 0)``); ``stamp`` marks the queries labelled so far (1) and ``state[0]``
+    counts them. Returns the new end."""
+    last = cdf.shape[0] - 1
+    s = spent[pos - 1] if pos > 0 else 0.0
+    for j in range(u.shape[0]):
+        uj = u[j]
+        lo, hi = 0, cdf.shape[0]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if cdf[mid] <= uj:
+                lo = mid + 1
+            else:
+                hi = mid
+        x = min(lo, last)
+        d[pos] = x
+        if stamp[x] == 0:
+            stamp[x] = 1
+            state[0] += 1
+            s += costs[x]
+        else:
+            s += 0.0
+        spent[pos] = s
+        pos += 1
+    return pos
+
+
 def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: int) -> tuple[np.ndarray, np.ndarray]:
     """One campaign's draws up to the largest budget below the pool's cost, and the number of
     draws made at each budget (Algorithm 1, deterministic labelling: a budget's state is the
     prefix of draws before the first new query it cannot pay for). Budgets at or above the pool's
     cost are whole-pool points (their count is the last partial budget's); a campaign that has
-    labelled every drawable query keeps drawing for free up to ``max_draws``."""
+    labelled every drawable query keeps drawing for free up to ``max_draws``.
+
+    The uniforms come in chunks (the first: twice the draws that spend the largest partial budget
+    if no query repeated, plus 64; then doubling up to ``max_draws``), and the campaign stops
+    drawing at the end of the first chunk after which it has spent past that budget, reached
+    ``max_draws`` or labelled every drawable query."""
+    q = np.asarray(q, dtype=np.float64)
+    costs = np.asarray(costs, dtype=np.float64)
     cdf = query_cdf(q)
     partial = budgets[budgets < costs.sum()]
     top = float(partial[-1]) if partial.size else 0.0
     size = int(min(max_draws, 2 * top / max(float(np.dot(q, costs)), 1e-12) + 64))
-    d = np.empty(0, dtype=np.int64)
+    drawable = np.count_nonzero(q > 0)
+    room = max(size, max_draws) + 1
+    d, spent = np.empty(room, dtype=np.int64), np.empty(room)
+    stamp, state = np.zeros(q.size, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    pos = 0
     while True:
-        d = np.concatenate([d, draws_from_cdf(cdf, gen.random(max(size - d.size, 1)))])
-        new = np.zeros(d.size, dtype=bool)
-        new[np.unique(d, return_index=True)[1]] = True
-        spent = np.cumsum(np.where(new, costs[d], 0.0))
-        if spent[-1] > top or d.size >= max_draws or new.sum() == np.count_nonzero(q > 0):
+        k = max(size - pos, 1)
+        if pos + k > d.size:
+            d, spent = np.concatenate([d, np.empty(k, dtype=np.int64)]), np.concatenate([spent, np.empty(k)])
+        pos = _extend(gen.random(k), cdf, costs, stamp, d, spent, pos, state)
+        if spent[pos - 1] > top or pos >= max_draws or state[0] == drawable:
             break
         size = min(2 * size, max_draws)
-    counts = np.minimum(np.searchsorted(spent, budgets, side="right"), max_draws)
+    counts = np.minimum(np.searchsorted(spent[:pos], budgets, side="right"), max_draws)
     n = int(counts[budgets < costs.sum()].max()) if partial.size else 0
     counts = np.minimum(counts, n)
-    return d[:n], counts.astype(np.int64)
+    return d[:n].copy(), counts.astype(np.int64)
 
 
 def offset_share(q, values, f) -> float:
@@ -139,7 +182,7 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         q = defensive(setup[f"q_{measure}_active"], float(eps))
         out["max_weight"][ei] = max_weight(q)
         out["offset_share"][ei] = offset_share(q, L, f)
-        D, valid, counts = _draw_matrix(q, costs, budgets, [seeds.rng(seed, *stream, f"eps{ei}", int(r)) for r in reps],
+        D, valid, counts = _draw_matrix(q, costs, budgets, list(stream_rngs(seed, (*stream, f"eps{ei}"), reps)),
                                         default_max_draws(m))
         out[f"draws_{ei}"] = counts
         t = np.arange(1, D.shape[1] + 1, dtype=np.float64)

@@ -30,9 +30,9 @@ import numba
 import numpy as np
 
 from evalrank import seeds
-from evalrank.active.estimate import check_max_draws, check_sampling, draws_from_cdf, query_cdf
+from evalrank.active.estimate import check_max_draws, check_sampling, query_cdf
 
-__all__ = ["simulate", "shard_file", "standard_errors", "SUMS", "shard_range", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
+__all__ = ["simulate", "shard_file", "standard_errors", "SUMS", "shard_range", "stream_rngs", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
            "STOP_CAPPED", "STOP_WHOLE_POOL"]
 
 #: The running sums kept per (repetition, budget), for the standard error of eq. 6.
@@ -50,9 +50,30 @@ STOP_WHOLE_POOL = 3
 
 
 @numba.njit(cache=True)
-def _run(draws, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
+def _rows(U, rows, init, tag0, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, n_drawable, stamp,
+          fstate, istate, est, imp, n_used, spent_out, stop, sums, done):
+    """Continue repetitions ``rows`` (indices into the (R, ...) state and output arrays), row ``k``
+    with the uniforms ``U[k]``; ``init``: start them (fresh state). A row labels its queries in
+    ``stamp`` with the tag ``tag0 + rows[k]``, so a row continued after others ran must have been
+    restarted with a tag no other row used. Each uniform becomes a query
+    by the inverse CDF as :func:`evalrank.active.estimate.draws_from_cdf` (``searchsorted(cdf, u,
+    side="right")`` capped at the last query), only when the run consumes it. ``done[k]``: every
+    budget of row ``rows[k]`` is settled (False: its uniforms ran out first)."""
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        if init:
+            fstate[i, :] = 0.0
+            istate[i, 0] = 0
+            istate[i, 1] = 0
+            istate[i, 2] = n_drawable
+        done[k] = _run(U[k], cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag0 + i,
+                       fstate[i], istate[i], est[i], imp[i], n_used[i], spent_out[i], stop[i], sums[i])
+
+
+@numba.njit(cache=True)
+def _run(u, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
          est, imp, n_used, spent_out, stop, sums):
-    """Continue one repetition with the next chunk of draws; fills row outputs per budget.
+    """Continue one repetition with the next chunk of uniforms ``u``; fills row outputs per budget.
 
     ``fstate`` = (spent, sum w, sum w v, sum w^2, sum w^2 v, sum w^2 v^2) and ``istate`` =
     (next budget, draws used, drawable queries not yet labelled) carry the run across
@@ -61,6 +82,7 @@ def _run(draws, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, 
     True when every budget is settled, False when the chunk ran out first.
     """
     nb = budgets.shape[0]
+    last = cdf.shape[0] - 1
     spent, sw, swv, sww, swwv, swwvv = fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5]
     b, n, unseen = istate[0], istate[1], istate[2]
     done = False
@@ -90,9 +112,18 @@ def _run(draws, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, 
                 b += 1
             done = True
             break
-        if j == draws.shape[0]:
+        if j == u.shape[0]:
             break
-        x = draws[j]
+        # the inverse CDF: searchsorted(cdf, u[j], side="right"), capped at the last query
+        uj = u[j]
+        lo, hi = 0, cdf.shape[0]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if cdf[mid] <= uj:
+                lo = mid + 1
+            else:
+                hi = mid
+        x = min(lo, last)
         j += 1
         new = stamp[x] != tag
         c = costs[x] if new else 0.0
@@ -124,6 +155,20 @@ def _run(draws, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, 
     fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5] = spent, sw, swv, sww, swwv, swwvv
     istate[0], istate[1], istate[2] = b, n, unseen
     return done
+
+
+def stream_rngs(seed: int, stream: tuple, repetitions):
+    """``seeds.rng(seed, *stream, r)`` for each ``r`` of ``repetitions``, the same generators
+    (same ``SeedSequence``: entropy ``seed``, spawn key ``stream``'s then ``r``'s), with the
+    stream's names hashed once instead of once per repetition."""
+    base = seeds.seed_sequence(seed, *stream)
+    entropy, key = base.entropy, tuple(base.spawn_key)
+    for r in repetitions:
+        yield np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key + (int(r) & 0xFFFFFFFF,))))
+
+
+#: Most uniforms held at once over the repetitions of one batch of :func:`simulate` (bounds memory).
+BATCH_UNIFORMS = 1 << 21
 
 
 def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
@@ -215,18 +260,31 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         stamp = np.full(m, -1, dtype=np.int64)
         cdf = query_cdf(q)
         run_budgets = np.ascontiguousarray(budgets[:nb])
-        for i, r in enumerate(reps):
-            gen = seeds.rng(seed, *stream, int(r))
-            fstate = np.zeros(6)
-            istate = np.array([0, 0, int(drawable.sum())], dtype=np.int64)
-            size = first
-            while not _run(draws_from_cdf(cdf, gen.random(size)), costs, w, wv, ww, wwv, wwvv, drawable_mean,
-                           run_budgets, cap, stamp, np.int64(i), fstate, istate, out["estimate"][i, :nb],
-                           out["importance"][i, :nb], out["n"][i, :nb], out["spent"][i, :nb], out["stop"][i, :nb],
-                           sums[i, :nb]):
-                # the next chunk doubles (up to CHUNK): a run that repeats queries often needs a few
-                # times the first chunk, not 65,536 uniforms (the stream is the same for any chunking)
-                size = min(2 * size, CHUNK)
+        fstate, istate = np.zeros((R, 6)), np.zeros((R, 3), dtype=np.int64)
+        args = (cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, run_budgets, cap, np.int64(drawable.sum()), stamp,
+                fstate, istate, out["estimate"], out["importance"], out["n"], out["spent"], out["stop"], sums)
+        gens = list(stream_rngs(seed, stream, reps))
+        block = max(1, BATCH_UNIFORMS // first)
+        for lo in range(0, R, block):
+            # the first chunk of a block of repetitions in one call; a repetition that outgrows it
+            # continues alone with doubling chunks (up to CHUNK): a run that repeats queries often
+            # needs a few times the first chunk, not 65,536 uniforms (the stream is the same for any
+            # chunking, and a uniform becomes a query only when the run consumes it)
+            rows = np.arange(lo, min(lo + block, R), dtype=np.int64)
+            U = np.empty((rows.size, first))
+            for k, i in enumerate(rows):
+                U[k] = gens[i].random(first)
+            done = np.zeros(rows.size, dtype=np.bool_)
+            _rows(U, rows, True, 0, *args, done)
+            for k in np.flatnonzero(~done):
+                # the rows after it overwrote its labels in ``stamp``: restart it alone on its first
+                # chunk under a fresh tag (R + i), then continue its stream
+                one, one_done = rows[k:k + 1], np.zeros(1, dtype=np.bool_)
+                _rows(U[k:k + 1], one, True, R, *args, one_done)
+                size = first
+                while not one_done[0]:
+                    size = min(2 * size, CHUNK)
+                    _rows(gens[rows[k]].random(size)[None, :], one, False, R, *args, one_done)
     out["exhausted"] = out["stop"] == STOP_EXHAUSTED
     out["capped"] = out["stop"] == STOP_CAPPED
     out["whole_pool"] = out["stop"] == STOP_WHOLE_POOL
