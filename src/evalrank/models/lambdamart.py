@@ -99,10 +99,7 @@ class LambdaMARTModel(RankingModel):
             value = float(np.nanmean(self.metric(preds, vali_labels, vali_offsets, k=10)))
             return "ndcg@10", value, True
 
-        dtrain = lgb.Dataset(train.features, label=train.labels.astype(np.int32),
-                             group=lightgbm_groups(train.offsets), params={"verbose": -1}, free_raw_data=True)
-        dvali = lgb.Dataset(vali.features, label=vali.labels.astype(np.int32),
-                            group=lightgbm_groups(vali.offsets), reference=dtrain)
+        dtrain, dvali = self._datasets(lgb, train, vali, p)
         booster = lgb.train(
             p, dtrain, num_boost_round=int(params["num_boost_round"]), valid_sets=[dvali], valid_names=["vali"],
             feval=feval, callbacks=[lgb.early_stopping(int(params["early_stopping_rounds"]), first_metric_only=True,
@@ -111,6 +108,27 @@ class LambdaMARTModel(RankingModel):
         booster.params.pop("objective", None)  # a closure: not part of the stored model
         best = booster.best_iteration if booster.best_iteration > 0 else booster.current_iteration()
         return {"booster": booster, "best_iteration": int(best)}
+
+    def _datasets(self, lgb, train, vali, p):
+        """The LightGBM Datasets of ``train`` and ``vali`` (the validation set binned with the
+        training set's bin boundaries). LightGBM bins them on first use with the training
+        parameters ``p``, so a Dataset depends only on the collection and ``p``: a caller that
+        fits several models on the same collections (e.g. the risk-sensitive learners of one
+        fold, :func:`evalrank.papers.dincer2016.risk_lambdamart.learn_files`) may set
+        ``_dataset_cache`` to a dict shared by the models, and a model whose ``(train, vali, p)``
+        -- the same collection objects and equal parameters -- is already in it reuses those
+        Datasets instead of binning the same data again (the same bins, so the same trees)."""
+        cache = getattr(self, "_dataset_cache", None)
+        key = (id(train), id(vali), tuple(sorted((k, repr(v)) for k, v in p.items() if k != "objective")))
+        if cache is not None and key in cache:
+            return cache[key][2:]
+        dtrain = lgb.Dataset(train.features, label=train.labels.astype(np.int32),
+                             group=lightgbm_groups(train.offsets), params={"verbose": -1}, free_raw_data=True)
+        dvali = lgb.Dataset(vali.features, label=vali.labels.astype(np.int32),
+                            group=lightgbm_groups(vali.offsets), reference=dtrain)
+        if cache is not None:
+            cache[key] = (train, vali, dtrain, dvali)  # the collections held: their ids stay theirs
+        return dtrain, dvali
 
     def _tuning_extra(self, state):
         return {"best_iteration": state["best_iteration"]}

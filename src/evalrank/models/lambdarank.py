@@ -119,18 +119,6 @@ def _georisk_delta(dm, x, t, z, s, n, zrisk, geo, c, alpha):
     return c * (math.sqrt(g1 if g1 > 0 else 0.0) - geo)
 
 
-@numba.njit(cache=True, inline="always")
-def _risk_delta(mode, delta, improving, q, qstate, gstate):
-    """Signed ``ΔM'`` of a pair of query ``q`` with ``|ΔM| = delta``."""
-    dm = delta if improving else -delta
-    if mode == _MODE_FARO:
-        return (1.0 + qstate[_Q_ALPHA, q]) * dm
-    if mode == _MODE_GEORISK:
-        return _georisk_delta(dm, qstate[_Q_MM, q], qstate[_Q_T, q], qstate[_Q_Z, q], gstate[_G_S], gstate[_G_N],
-                              gstate[_G_ZRISK], gstate[_G_GEO], gstate[_G_C], gstate[_G_ALPHA])
-    return _ucro_delta(dm, improving, qstate[_Q_MM, q], qstate[_Q_MB, q], qstate[_Q_ALPHA, q])
-
-
 @numba.njit(cache=True)
 def _stable_order_desc(s, order, tmp):
     """``order[:n]`` = the stable descending order of ``s`` (``np.argsort(-s,
@@ -206,11 +194,21 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
     gs = np.empty(longest)  # gains by rank
     g_r = np.empty(longest, dtype=np.float32)  # gradient sums by rank
     h_r = np.empty(longest, dtype=np.float32)
+    # the risk state in scalars, read once (the scalar GeoRisk state) or once per query
+    g_s = g_n = g_zrisk = g_geo = g_c = g_alpha = 0.0
+    if mode == _MODE_GEORISK:
+        g_s, g_n, g_zrisk = gstate[_G_S], gstate[_G_N], gstate[_G_ZRISK]
+        g_geo, g_c, g_alpha = gstate[_G_GEO], gstate[_G_C], gstate[_G_ALPHA]
+    q_mm = q_mb = q_alpha = q_t = q_z = q_faro = 0.0
     for q in range(nq):
         start = offsets[q]
         cnt = offsets[q + 1] - start
         if cnt == 0 or not active[q]:
             continue
+        if mode != 0:
+            q_mm, q_mb, q_alpha = qstate[_Q_MM, q], qstate[_Q_MB, q], qstate[_Q_ALPHA, q]
+            q_t, q_z = qstate[_Q_T, q], qstate[_Q_Z, q]
+            q_faro = 1.0 + q_alpha
         s = scores[start:start + cnt]
         _stable_order_desc(s, order, tmp)
         for r in range(cnt):
@@ -256,7 +254,14 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
                     paired = abs(disc[j] - di)
                 delta = gap * paired * inv
                 if mode != 0:  # risk-sensitive |ΔM'| from the signed ΔM (+ for an improving swap)
-                    delta = abs(_risk_delta(mode, delta, li < lj, q, qstate, gstate))
+                    if mode == _MODE_FARO:  # |(1 + β_j) ΔM|: 1 + β_j > 0 and negation is exact, so the same bits
+                        delta = q_faro * delta
+                    elif mode == _MODE_GEORISK:
+                        dm = delta if li < lj else -delta
+                        delta = abs(_georisk_delta(dm, q_mm, q_t, q_z, g_s, g_n, g_zrisk, g_geo, g_c, g_alpha))
+                    else:  # U-CRO, T-SARO
+                        dm = delta if li < lj else -delta
+                        delta = abs(_ucro_delta(dm, li < lj, q_mm, q_mb, q_alpha))
                 if scale:
                     delta /= _F32_001 + abs(delta_score)
                 if delta_score <= lo:

@@ -361,3 +361,36 @@ def test_risk_sensitive_models_differ_from_lambdamart_and_are_deterministic(spli
     assert not hasattr(m1, "_baselines") and "objective" not in m1.booster_.params
     restored = pickle.loads(pickle.dumps(m1))
     np.testing.assert_array_equal(restored.score(vali.features), s1)
+
+
+def test_models_sharing_binned_datasets_grow_the_same_trees(split, monkeypatch):
+    """learn_files' learners share one LightGBM Dataset pair (``_dataset_cache``): each grows the
+    trees it grows when it bins train/vali itself, and other LightGBM parameters bin anew."""
+    train, vali, B = split
+    cache = {}
+    made = []  # every lgb.Dataset created
+    init = lgb.Dataset.__init__
+
+    def counting_init(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(lgb.Dataset, "__init__", counting_init)
+    for method, alpha, kw in (("lambdamart", 0.0, {}), ("t-faro", 5.0, {}), ("u-cro", 1.0, {}),
+                              ("georisk", 1.0, {"baselines": B})):
+        alone = RiskLambdaMARTModel(method=method, alpha=alpha, **SMALL).fit(train, vali, seed=0, **kw)
+        shared = RiskLambdaMARTModel(method=method, alpha=alpha, **SMALL)
+        shared._dataset_cache = cache
+        before = len(made)
+        shared.fit(train, vali, seed=0, calibrate=False, **kw)
+        assert len(made) - before == (2 if method == "lambdamart" else 0)  # train + vali, by the first model only
+        assert shared.booster_.model_to_string() == alone.booster_.model_to_string()
+        np.testing.assert_array_equal(shared.score(vali.features), alone.score(vali.features))
+        assert len(cache) == 1
+    other = RiskLambdaMARTModel(method="t-faro", alpha=5.0, **dict(SMALL, min_data_in_leaf=5))
+    other._dataset_cache = cache
+    before = len(made)
+    other.fit(train, vali, seed=0, calibrate=False)
+    assert len(cache) == 2 and len(made) - before == 2
+    with pytest.raises(RuntimeError):  # calibrate=False: scores only
+        other.predict_proba(vali.features)

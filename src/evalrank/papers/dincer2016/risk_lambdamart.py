@@ -70,7 +70,8 @@ class RiskLambdaMARTModel(LambdaMARTModel):
     ``fit(train, vali, *, grid=None, seed, n_jobs=1, baselines=None)``:
     ``baselines`` is the ``(m, train.n_docs)`` array of the learned
     baselines' scores on ``train`` (required by "t*-faro" and "georisk",
-    rejected by the others). It is used only while fitting.
+    rejected by the others). It is used only while fitting. ``calibrate`` as
+    :meth:`RankingModel.fit <evalrank.models.RankingModel.fit>` (False: scores only).
     """
 
     name = "risk_lambdamart"
@@ -86,7 +87,7 @@ class RiskLambdaMARTModel(LambdaMARTModel):
         super().__init__(**kwargs)
         _check_risk_params(self.params)
 
-    def fit(self, train, vali, *, grid=None, seed, n_jobs=1, baselines=None):
+    def fit(self, train, vali, *, grid=None, seed, n_jobs=1, baselines=None, calibrate=True):
         check_collection(train, "train")
         candidates = [dict(self.params, **g) for g in expand_grid(grid, self.param_names)]
         for params in candidates:
@@ -111,7 +112,7 @@ class RiskLambdaMARTModel(LambdaMARTModel):
                                  f"documents), got {B.shape}")
         self._baselines = baselines
         try:
-            return super().fit(train, vali, grid=grid, seed=seed, n_jobs=n_jobs)
+            return super().fit(train, vali, grid=grid, seed=seed, n_jobs=n_jobs, calibrate=calibrate)
         finally:
             del self._baselines  # never stored with the model
 
@@ -154,7 +155,11 @@ def learn_files(*, partitions, holdout: float, n_folds: int, seed: int, conventi
     for byte: every fit starts from the same inputs and seed). The partitions, the fold's split and
     the learned ``baselines``' scores on the training queries (model files; used by the t*-faro and
     georisk learners only) are loaded or computed once for all of them -- a pipeline job's start-up,
-    data loading and baseline scoring paid once per fold instead of once per learner."""
+    data loading and baseline scoring paid once per fold instead of once per learner -- and so are
+    LightGBM's binned training and validation Datasets (every learner has the same LightGBM
+    parameters, so the same bins: :meth:`LambdaMARTModel._datasets
+    <evalrank.models.lambdamart.LambdaMARTModel._datasets>`). Only scores are written, so no
+    grade calibrator is fitted (``fit(calibrate=False)``)."""
     import time
 
     from evalrank import io
@@ -175,10 +180,15 @@ def learn_files(*, partitions, holdout: float, n_folds: int, seed: int, conventi
     B = None
     if baselines and any(method in _MANY_BASELINES for method, _, _ in learners):
         B = np.vstack([load_model(p).score(train.features) for p in baselines])
+    datasets = {}  # LightGBM's binned train/vali, built by the first fit and shared by the others
     for model, (method, alpha, output) in zip(models, learners):
         extra = {"baselines": B} if B is not None and method in _MANY_BASELINES else {}
         t0 = time.perf_counter()
-        model.fit(train, vali, grid=None, seed=seed, n_jobs=threads, **extra)
+        model._dataset_cache = datasets
+        try:  # scores only: no grade calibrator (probabilities) is fitted
+            model.fit(train, vali, grid=None, seed=seed, n_jobs=threads, calibrate=False, **extra)
+        finally:
+            del model._dataset_cache
         scores = model.score(test.features)
         values = model.metric(scores, test.labels, test.offsets, k=10)
         if log is not None:
