@@ -136,3 +136,28 @@ def test_batched_runs_equal_algorithm_1_run_by_run(monkeypatch, batch):
             assert sim["n"][i, j] == ref["n"] and sim["spent"][i, j] == pytest.approx(ref["spent"], rel=1e-12)
             assert bool(sim["exhausted"][i, j]) == bool(ref["exhausted"])
             assert sim["estimate"][i, j] == pytest.approx(ref["estimate"], rel=1e-12, nan_ok=True)
+
+
+def test_the_guided_inverse_cdf_is_searchsorted():
+    """The kernels' inverse CDF (guide table + binary search) against np.searchsorted on cdfs
+    with flat stretches (undrawable queries), steps at the guide's bucket ends and uniforms at,
+    just below and just above those ends."""
+    from evalrank.active.estimate import draws_from_cdf, query_cdf
+    from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table
+
+    g = np.random.default_rng(0)
+    for m in (1, 2, 3, 7, 64, 1000):
+        for kind in ("gamma", "zeros", "grid", "spike"):
+            q = g.gamma(0.3, size=m) + (kind == "grid")
+            if kind == "zeros":
+                q[g.random(m) < 0.5] = 0.0
+                q[0] += 1e-3
+            if kind == "spike":
+                q[m // 2] = 1e6
+            cdf = query_cdf(q / q.sum())
+            guide = guide_table(cdf)
+            edges = np.concatenate([np.arange(m + 1) / m, cdf])
+            u = np.concatenate([g.random(2000), edges, np.nextafter(edges, 0), np.nextafter(edges, 2)])
+            u = u[(u >= 0) & (u < 1)]
+            got = np.array([_inverse_cdf(cdf, guide, x) for x in u])
+            np.testing.assert_array_equal(got, draws_from_cdf(cdf, u))

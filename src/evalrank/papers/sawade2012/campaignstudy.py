@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from evalrank.active.estimate import default_max_draws, query_cdf
-from evalrank.papers.sawade2012.montecarlo import stream_rngs
+from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table, stream_rngs
 
 __all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
 
@@ -48,27 +48,18 @@ def in_campaign_study(experiment: str) -> bool:
 
 
 @numba.njit(cache=True)
-def _extend(u, cdf, costs, stamp, d, spent, pos, state):
+def _extend(u, cdf, guide, costs, stamp, tag, d, spent, pos, state):
     """Append the draws of uniforms ``u`` at ``d[pos:]`` (the inverse CDF, as
     :func:`evalrank.active.estimate.draws_from_cdf`) with the cost spent after each
     (``spent``: a new query adds its cost, a repeated one 0, the running sum of
-    ``where(new, costs[d], 0)``); ``stamp`` marks the queries labelled so far (1) and ``state[0]``
-    counts them. Returns the new end."""
-    last = cdf.shape[0] - 1
+    ``where(new, costs[d], 0)``); ``stamp`` marks the queries labelled so far with ``tag`` and
+    ``state[0]`` counts them. Returns the new end."""
     s = spent[pos - 1] if pos > 0 else 0.0
     for j in range(u.shape[0]):
-        uj = u[j]
-        lo, hi = 0, cdf.shape[0]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if cdf[mid] <= uj:
-                lo = mid + 1
-            else:
-                hi = mid
-        x = min(lo, last)
+        x = _inverse_cdf(cdf, guide, u[j])
         d[pos] = x
-        if stamp[x] == 0:
-            stamp[x] = 1
+        if stamp[x] != tag:
+            stamp[x] = tag
             state[0] += 1
             s += costs[x]
         else:
@@ -76,6 +67,49 @@ def _extend(u, cdf, costs, stamp, d, spent, pos, state):
         spent[pos] = s
         pos += 1
     return pos
+
+
+class _Campaigns:
+    """What every campaign on one pool, ``q`` and budget grid shares (:func:`campaign_draws`):
+    the inverse CDF, the first chunk's size, buffers and the labelled-query stamps (one tag per
+    campaign)."""
+
+    def __init__(self, q, costs, budgets, max_draws: int):
+        self.q = np.asarray(q, dtype=np.float64)
+        self.costs = np.asarray(costs, dtype=np.float64)
+        self.budgets = budgets
+        self.max_draws = max_draws
+        self.cdf = query_cdf(self.q)
+        self.guide = guide_table(self.cdf)
+        self.is_partial = budgets < self.costs.sum()
+        partial = budgets[self.is_partial]
+        self.any_partial = bool(partial.size)
+        self.top = float(partial[-1]) if partial.size else 0.0
+        self.size = int(min(max_draws, 2 * self.top / max(float(np.dot(self.q, self.costs)), 1e-12) + 64))
+        self.drawable = np.count_nonzero(self.q > 0)
+        room = max(self.size, max_draws) + 1
+        self.d, self.spent = np.empty(room, dtype=np.int64), np.empty(room)
+        self.stamp, self.state = np.full(self.q.size, -1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+        self.tag = -1
+
+    def draws(self, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        self.tag += 1
+        self.state[0] = 0
+        size, pos, max_draws = self.size, 0, self.max_draws
+        while True:
+            k = max(size - pos, 1)
+            if pos + k > self.d.size:
+                self.d = np.concatenate([self.d, np.empty(k, dtype=np.int64)])
+                self.spent = np.concatenate([self.spent, np.empty(k)])
+            pos = _extend(gen.random(k), self.cdf, self.guide, self.costs, self.stamp, self.tag, self.d, self.spent,
+                          pos, self.state)
+            if self.spent[pos - 1] > self.top or pos >= max_draws or self.state[0] == self.drawable:
+                break
+            size = min(2 * size, max_draws)
+        counts = np.minimum(np.searchsorted(self.spent[:pos], self.budgets, side="right"), max_draws)
+        n = int(counts[self.is_partial].max()) if self.any_partial else 0
+        counts = np.minimum(counts, n)
+        return self.d[:n].copy(), counts.astype(np.int64)
 
 
 def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: int) -> tuple[np.ndarray, np.ndarray]:
@@ -89,29 +123,7 @@ def campaign_draws(q, costs, budgets, gen: np.random.Generator, *, max_draws: in
     if no query repeated, plus 64; then doubling up to ``max_draws``), and the campaign stops
     drawing at the end of the first chunk after which it has spent past that budget, reached
     ``max_draws`` or labelled every drawable query."""
-    q = np.asarray(q, dtype=np.float64)
-    costs = np.asarray(costs, dtype=np.float64)
-    cdf = query_cdf(q)
-    partial = budgets[budgets < costs.sum()]
-    top = float(partial[-1]) if partial.size else 0.0
-    size = int(min(max_draws, 2 * top / max(float(np.dot(q, costs)), 1e-12) + 64))
-    drawable = np.count_nonzero(q > 0)
-    room = max(size, max_draws) + 1
-    d, spent = np.empty(room, dtype=np.int64), np.empty(room)
-    stamp, state = np.zeros(q.size, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    pos = 0
-    while True:
-        k = max(size - pos, 1)
-        if pos + k > d.size:
-            d, spent = np.concatenate([d, np.empty(k, dtype=np.int64)]), np.concatenate([spent, np.empty(k)])
-        pos = _extend(gen.random(k), cdf, costs, stamp, d, spent, pos, state)
-        if spent[pos - 1] > top or pos >= max_draws or state[0] == drawable:
-            break
-        size = min(2 * size, max_draws)
-    counts = np.minimum(np.searchsorted(spent[:pos], budgets, side="right"), max_draws)
-    n = int(counts[budgets < costs.sum()].max()) if partial.size else 0
-    counts = np.minimum(counts, n)
-    return d[:n].copy(), counts.astype(np.int64)
+    return _Campaigns(q, costs, budgets, max_draws).draws(gen)
 
 
 def offset_share(q, values, f) -> float:
@@ -221,8 +233,9 @@ def _draw_matrix(q, costs, budgets, gens, max_draws: int):
     """Every campaign's draws (one generator each, :func:`campaign_draws`) as a (campaigns, T)
     matrix padded with 0, its validity mask and the draws made at each budget."""
     seqs, counts = [], np.zeros((len(gens), budgets.size), dtype=np.int64)
+    pool = _Campaigns(q, costs, budgets, max_draws)
     for i, gen in enumerate(gens):
-        d, c = campaign_draws(q, costs, budgets, gen, max_draws=max_draws)
+        d, c = pool.draws(gen)
         seqs.append(d)
         counts[i] = c
     T = max(1, max(s.size for s in seqs))

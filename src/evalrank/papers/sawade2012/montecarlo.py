@@ -49,8 +49,35 @@ STOP_CAPPED = 2
 STOP_WHOLE_POOL = 3
 
 
+def guide_table(cdf) -> np.ndarray:
+    """``searchsorted(cdf, k / K, side="right")`` for ``k = 0..K``, ``K = len(cdf)``: the range of
+    queries a uniform of ``[k / K, (k + 1) / K)`` can map to (:func:`_inverse_cdf`)."""
+    K = cdf.shape[0]
+    return np.searchsorted(cdf, np.arange(K + 1) / K, side="right").astype(np.int64)
+
+
+@numba.njit(cache=True, inline="always")
+def _inverse_cdf(cdf, guide, u):
+    """``min(searchsorted(cdf, u, side="right"), len(cdf) - 1)`` (as
+    :func:`evalrank.active.estimate.draws_from_cdf`), by binary search between the guide table's
+    entries (:func:`guide_table`) of the buckets next to ``u``'s, one bucket of slack either side
+    for the rounding of ``u K``: the count of entries ``<= u`` is monotone in ``u``, so it lies
+    between the counts at the buckets' ends."""
+    K = cdf.shape[0]
+    k = int(u * K)
+    lo = guide[max(k - 1, 0)]
+    hi = guide[min(k + 2, K)]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cdf[mid] <= u:
+            lo = mid + 1
+        else:
+            hi = mid
+    return min(lo, K - 1)
+
+
 @numba.njit(cache=True)
-def _rows(U, rows, init, tag0, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, n_drawable, stamp,
+def _rows(U, rows, init, tag0, cdf, guide, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, n_drawable, stamp,
           fstate, istate, est, imp, n_used, spent_out, stop, sums, done):
     """Continue repetitions ``rows`` (indices into the (R, ...) state and output arrays), row ``k``
     with the uniforms ``U[k]``; ``init``: start them (fresh state). A row labels its queries in
@@ -66,12 +93,12 @@ def _rows(U, rows, init, tag0, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, 
             istate[i, 0] = 0
             istate[i, 1] = 0
             istate[i, 2] = n_drawable
-        done[k] = _run(U[k], cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag0 + i,
+        done[k] = _run(U[k], cdf, guide, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag0 + i,
                        fstate[i], istate[i], est[i], imp[i], n_used[i], spent_out[i], stop[i], sums[i])
 
 
 @numba.njit(cache=True)
-def _run(u, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
+def _run(u, cdf, guide, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws, stamp, tag, fstate, istate,
          est, imp, n_used, spent_out, stop, sums):
     """Continue one repetition with the next chunk of uniforms ``u``; fills row outputs per budget.
 
@@ -82,7 +109,6 @@ def _run(u, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws,
     True when every budget is settled, False when the chunk ran out first.
     """
     nb = budgets.shape[0]
-    last = cdf.shape[0] - 1
     spent, sw, swv, sww, swwv, swwvv = fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5]
     b, n, unseen = istate[0], istate[1], istate[2]
     done = False
@@ -114,16 +140,7 @@ def _run(u, cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max_draws,
             break
         if j == u.shape[0]:
             break
-        # the inverse CDF: searchsorted(cdf, u[j], side="right"), capped at the last query
-        uj = u[j]
-        lo, hi = 0, cdf.shape[0]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if cdf[mid] <= uj:
-                lo = mid + 1
-            else:
-                hi = mid
-        x = min(lo, last)
+        x = _inverse_cdf(cdf, guide, u[j])
         j += 1
         new = stamp[x] != tag
         c = costs[x] if new else 0.0
@@ -169,6 +186,8 @@ def stream_rngs(seed: int, stream: tuple, repetitions):
 
 #: Most uniforms held at once over the repetitions of one batch of :func:`simulate` (bounds memory).
 BATCH_UNIFORMS = 1 << 21
+#: Repetitions of :func:`simulate`'s first batch, whose draws size the first chunk of the others.
+PROBE = 100
 
 
 def shard_range(n_repetitions: int, shard: int, n_shards: int) -> range:
@@ -261,16 +280,19 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
         cdf = query_cdf(q)
         run_budgets = np.ascontiguousarray(budgets[:nb])
         fstate, istate = np.zeros((R, 6)), np.zeros((R, 3), dtype=np.int64)
-        args = (cdf, costs, w, wv, ww, wwv, wwvv, drawable_mean, run_budgets, cap, np.int64(drawable.sum()), stamp,
+        args = (cdf, guide_table(cdf), costs, w, wv, ww, wwv, wwvv, drawable_mean, run_budgets, cap, np.int64(drawable.sum()), stamp,
                 fstate, istate, out["estimate"], out["importance"], out["n"], out["spent"], out["stop"], sums)
         gens = list(stream_rngs(seed, stream, reps))
-        block = max(1, BATCH_UNIFORMS // first)
-        for lo in range(0, R, block):
+        lo = 0
+        while lo < R:
             # the first chunk of a block of repetitions in one call; a repetition that outgrows it
             # continues alone with doubling chunks (up to CHUNK): a run that repeats queries often
             # needs a few times the first chunk, not 65,536 uniforms (the stream is the same for any
             # chunking, and a uniform becomes a query only when the run consumes it)
-            rows = np.arange(lo, min(lo + block, R), dtype=np.int64)
+            # (the first block is small: it sizes the first chunk of the others)
+            rows = np.arange(lo, min(lo + max(1, min(BATCH_UNIFORMS // first, PROBE if lo == 0 else R)), R),
+                             dtype=np.int64)
+            lo = rows[-1] + 1
             U = np.empty((rows.size, first))
             for k, i in enumerate(rows):
                 U[k] = gens[i].random(first)
@@ -285,6 +307,11 @@ def simulate(q, costs, values, budgets, *, seed: int, stream: tuple, repetitions
                 while not one_done[0]:
                     size = min(2 * size, CHUNK)
                     _rows(gens[rows[k]].random(size)[None, :], one, False, R, *args, one_done)
+            # uniforms are cheap and become queries only when consumed: let the next blocks' first
+            # chunk hold what 19 in 20 runs of this block consumed (draws to the largest partial
+            # budget, plus the one that stopped it), so that few runs need restarting
+            used = np.quantile(out["n"][rows, nb - 1], 0.95) + 1
+            first = int(min(max(first, 1.25 * used), CHUNK))
     out["exhausted"] = out["stop"] == STOP_EXHAUSTED
     out["capped"] = out["stop"] == STOP_CAPPED
     out["whole_pool"] = out["stop"] == STOP_WHOLE_POOL
