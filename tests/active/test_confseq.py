@@ -121,3 +121,22 @@ def test_small_sample_factor_is_scipy_stats_quantiles_exactly_without_importing_
             "print('scipy.stats' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cs_half_width_with_its_factors_given_is_the_same():
+    rng = np.random.default_rng(1)
+    t = np.arange(1.0, 301.0)
+    s2 = rng.gamma(1.0, size=(6, 300))
+    rho2 = np.array([confseq.best_rho2(ts, 0.04) for ts in (2, 10, 50, 100, 200, 300)])[:, None]
+    factors = (confseq.mixture_margin(t, rho2, 0.04), confseq.small_sample_factor(t, 0.04))
+    for floor in (0.0, 0.3):
+        want = confseq.cs_half_width(t, s2, rho2, 0.04, floor)
+        np.testing.assert_array_equal(confseq.cs_half_width(t, s2, rho2, 0.04, floor, factors=factors), want)
+        # and against the formula typed out at one point
+        k, j = 3, 40
+        pooled = (j * s2[k, j] + confseq.FLOOR_TERMS * floor) / (j + confseq.FLOOR_TERMS)
+        by_hand = math.sqrt(pooled) * math.sqrt(2 * (41 * rho2[k, 0] + 1) / (41 * 41 * rho2[k, 0])
+                                                * math.log(math.sqrt(41 * rho2[k, 0] + 1) / 0.04))
+        from scipy import stats
+        by_hand *= stats.t.ppf(1 - 0.02, 40) / stats.norm.ppf(1 - 0.02)
+        assert want[k, j] == pytest.approx(by_hand, rel=1e-12)

@@ -135,14 +135,17 @@ def asymptotic_cs(psi, *, level: float = 0.95, t_star, var_floor: float = 0.0) -
     return {"estimate": mean, "ci_low": mean - half, "ci_high": mean + half, "half": half, "rho2": rho2}
 
 
-def cs_half_width(t, s2, rho2: float, alpha: float, var_floor=0.0):
+def cs_half_width(t, s2, rho2: float, alpha: float, var_floor=0.0, *, factors=None):
     """The half width of :func:`asymptotic_cs` after ``t`` terms with sample variance ``s2``
-    (divisor ``t - 1``), vectorized (the coverage study calls it on many campaigns at once)."""
+    (divisor ``t - 1``), vectorized (the coverage study calls it on many campaigns at once).
+    ``factors``: ``(mixture_margin(t, rho2, alpha), small_sample_factor(t, alpha))`` when the
+    caller has them already (the coverage study's two sequences share them)."""
     t = np.asarray(t, dtype=np.float64)
     s2 = np.asarray(s2, dtype=np.float64)
     floor = np.asarray(var_floor, dtype=np.float64)
     pooled = ((t - 1.0) * s2 + FLOOR_TERMS * floor) / (t - 1.0 + FLOOR_TERMS)
-    half = np.sqrt(pooled) * mixture_margin(t, rho2, alpha) * small_sample_factor(t, alpha)
+    margin, factor = factors if factors is not None else (mixture_margin(t, rho2, alpha), small_sample_factor(t, alpha))
+    half = np.sqrt(pooled) * margin * factor
     return np.where((t > 1) | (floor > 0), half, np.inf)
 
 

@@ -169,7 +169,8 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     ``<stat>_<eps index>_<estimator>_<interval>`` of shape (campaigns, budgets) for each of
     :data:`STATS`, ``draws_<eps index>`` (campaigns, budgets) and ``max_weight`` per epsilon."""
     from evalrank.active.campaign_estimate import predicted_term_variance
-    from evalrank.active.confseq import BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width
+    from evalrank.active.confseq import (BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width, mixture_margin,
+                                         small_sample_factor)
     from evalrank.active.interval import half_width, interval_from_sums
     from evalrank.active.sampling import defensive, max_weight
 
@@ -214,13 +215,14 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         est_6, se_6, half_6 = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Ld, ww, ww * Ld, ww * Ld * Ld)),
                                                  t, level=level)
         floor_6 = predicted_term_variance(q, v, f)
+        factors = (mixture_margin(t, rho2, alpha), small_sample_factor(t, alpha))  # both sequences' boundary
         for est_name, interval in COMBOS:
             if est_name == "aipw":
                 est, var_term, floor = mean_a, s2_a, floor_a
             else:
                 est, var_term, floor = est_6, se_6 ** 2 * t, floor_6
             if interval == "cs":
-                half = cs_half_width(t, var_term, rho2, alpha, floor)
+                half = cs_half_width(t, var_term, rho2, alpha, floor, factors=factors)
             elif est_name == "eq6":
                 half = half_6
             else:
