@@ -91,13 +91,15 @@ def sample_ndcg(pop, scorers, measures, n: int, R: int, seed: np.random.SeedSequ
     for (a, b), child in zip(blocks, children):
         m = b - a
         scores, grades = pop.sample(n * m, scorers, np.random.default_rng(child))
-        gains = pop.gains[grades].reshape(m, n)
+        # gathered through each ranking as small integers, then mapped to gains: the same values as
+        # gathering the float gains, from an array an eighth of the size (the gather is memory-bound)
+        codes = grades.astype(np.min_scalar_type(pop.gains.size - 1)).reshape(m, n)
         counts = grade_counts(grades, np.arange(0, n * m + 1, n), pop.gains.size)
         ideal = np.stack([ideal_from_counts(counts, pop.gains, cum, n) for cum in cums], axis=1)   # (m, measures)
         for i in range(len(scorers)):
             # rank by decreasing score, ties in sample order (ndcg's "stable" rule)
             order = descending_rows(scores[i].reshape(m, n))
-            dcg = np.take_along_axis(gains, order, axis=1) @ weights.T
+            dcg = pop.gains[np.take_along_axis(codes, order, axis=1)] @ weights.T
             out[a:b, i, :] = np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0)
         if progress is not None:
             progress(b, int(R))
