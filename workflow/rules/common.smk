@@ -18,6 +18,12 @@ if (_why := shell_python_problem()) is not None:  # every job would fail alone, 
 RESULTS = f"results/{config['name']}"
 LOGS = f"{RESULTS}/logs"
 BENCH = f"{RESULTS}/benchmarks"
+#: Scheduling priority (Snakemake's ``priority:``) of the rules on the default DAG's longest chain:
+#: data -> split -> train -> predict -> the active stage (~45 jobs) -> findings. Without it the
+#: scheduler, which prefers ready jobs with large inputs, started the independent risk, NDCG and
+#: theory jobs first: in make run (2026-11-26) the model stage began at 7:51 and the active stage
+#: ended the run alone. Priorities only order ready jobs; no output depends on them.
+CRITICAL_PATH = 10
 DS = config["dataset"]
 FOLDS = config["folds"]
 PARTITIONS = [1, 2, 3, 4, 5]

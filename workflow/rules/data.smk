@@ -18,6 +18,7 @@ for _d in DATASETS:
                 f"{LOGS}/{_d.prefix}synthesize.log",
             benchmark:
                 f"{BENCH}/{_d.prefix}synthesize.tsv"
+            priority: CRITICAL_PATH
             threads: 1
             resources:
                 mem_mb=4000,
@@ -45,6 +46,7 @@ for _d in DATASETS:
                 f"{LOGS}/{_d.prefix}download.log",
             benchmark:
                 f"{BENCH}/{_d.prefix}download.tsv"
+            priority: CRITICAL_PATH
             threads: 1
             resources:
                 mem_mb=2000,
@@ -67,6 +69,7 @@ for _d in DATASETS:
                 f"{LOGS}/{_d.prefix}derive_partitions.log",
             benchmark:
                 f"{BENCH}/{_d.prefix}derive_partitions.tsv"
+            priority: CRITICAL_PATH
             threads: 1
             resources:
                 mem_mb=lambda w, input: max(2000, int(8 * input.size_mb)),
@@ -90,6 +93,7 @@ for _d in DATASETS:
             f"{LOGS}/{_d.prefix}parse/S{{part}}.log",
         benchmark:
             f"{BENCH}/{_d.prefix}parse/S{{part}}.tsv"
+        priority: CRITICAL_PATH
         threads: 1
         resources:
             mem_mb=lambda w, input: max(2000, int(6 * input.size_mb)),
@@ -107,6 +111,7 @@ checkpoint data_facts:
         f"{LOGS}/data_facts.log",
     benchmark:
         f"{BENCH}/data_facts.tsv"
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=lambda w, input: max(1000, int(3 * input.size_mb / len(PARTITIONS)) + 500),

@@ -15,6 +15,7 @@ rule split_training:
         f"{LOGS}/split/fold{{fold}}.log",
     benchmark:
         f"{BENCH}/split/fold{{fold}}.tsv"
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=4000,
@@ -38,6 +39,7 @@ rule train_model:
         f"{LOGS}/train/fold{{fold}}_{{model}}.log",
     benchmark:
         f"{BENCH}/train/fold{{fold}}_{{model}}.tsv"
+    priority: CRITICAL_PATH
     threads: config["models"]["threads"]
     resources:
         mem_mb=8000,
@@ -57,6 +59,7 @@ rule predict_pool:
         f"{LOGS}/predict/fold{{fold}}_{{model}}.log",
     benchmark:
         f"{BENCH}/predict/fold{{fold}}_{{model}}.tsv"
+    priority: CRITICAL_PATH
     threads: config["models"]["threads"]
     resources:
         mem_mb=8000,

@@ -26,6 +26,7 @@ rule predict_vali:
         f"{LOGS}/predict/fold{{fold}}_{{model}}_vali.log",
     benchmark:
         f"{BENCH}/predict/fold{{fold}}_{{model}}_vali.tsv"
+    priority: CRITICAL_PATH
     threads: config["models"]["threads"]
     resources:
         mem_mb=8000,
@@ -90,6 +91,7 @@ rule active_setup:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_setup.log",
     benchmark:
         f"{BENCH}/active/fold{{fold}}_{{experiment}}_setup.tsv"
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=6000,
@@ -113,6 +115,7 @@ rule active_mc:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
     benchmark:
         f"{BENCH}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.tsv"
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=2000,
@@ -156,6 +159,7 @@ rule active_summary:
         f"{LOGS}/active/summary.log",
     benchmark:
         f"{BENCH}/active/summary.tsv"
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=4000,
