@@ -39,8 +39,8 @@ import pytest  # noqa: E402
 from numba_lock import LOCK_ENV, install  # noqa: E402
 from toy_data import toy_collection  # noqa: E402
 
-#: the longest first: the tiny run (with its per-stage checks), the two matrix runs, Slurm
-_FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_matrix_small_pool.py", "test_slurm.py")
+#: the longest first: the tiny run (with its per-stage checks), the MQ2008-shaped run, Slurm
+_FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_slurm.py")
 #: last: the tests on copies of the tiny run (each waits for it; by then the unit tests are done)
 _LAST = ("test_dag_rerun.py", "test_dag_report.py")
 

@@ -1,7 +1,7 @@
 """The dataset matrix (tests/workflow/matrix/), an MQ2008-shaped dataset: 46 query-normalized
 features, grades 0-2, no length feature. Every stage that applies completes with unit costs
 and three grades; the ones that cannot apply are refused before anything runs, naming the
-config key. (The small pool: test_matrix_small_pool.py.)"""
+config key. (The small pool: the one-fold run of test_local_layouts.py.)"""
 
 from __future__ import annotations
 
