@@ -9,7 +9,7 @@ lgb = pytest.importorskip("lightgbm")
 
 from evalrank.data.collection import Collection  # noqa: E402
 from evalrank.models.lambdamart import LambdaMARTModel  # noqa: E402
-from evalrank.models.lambdarank import LambdaObjective, lambda_gradients, sigmoid_table  # noqa: E402
+from evalrank.models.lambdarank import LambdaObjective, exp_matches_table, lambda_gradients, sigmoid_table  # noqa: E402
 
 
 def ranking_data(seed, n_queries=150, max_docs=40, n_features=6):
@@ -186,14 +186,28 @@ def test_kernel_equals_the_python_transcription_bit_for_bit(trunc, norm, seed):
     alpha = np.random.default_rng(seed).uniform(0, 5, size=offsets.size - 1)
     qstate = np.zeros((5, offsets.size - 1))
     qstate[_Q_ALPHA] = alpha
-    g2, h2 = _lambda_kernel(scores, obj.labels, obj.offsets, obj.gain, obj.disc, obj.inv_max_dcg, obj.active,
-                            obj.trunc, obj.sigmoid, obj.norm, obj.table, obj.lo, obj.hi, obj.factor, _MODE_FARO,
-                            qstate, np.zeros(6))
     g2_ref, h2_ref = _lightgbm_loop(scores, y, offsets, obj.gain, obj.disc, obj.inv_max_dcg, trunc=trunc, norm=norm,
                                     faro_alpha=alpha)
-    np.testing.assert_array_equal(g2, g2_ref)
-    np.testing.assert_array_equal(h2, h2_ref)
+    # the sigmoid read from the table, and recomputed where that gives the table's bits
+    for recompute in sorted({False, exp_matches_table()}):
+        g2, h2 = _lambda_kernel(scores, obj.labels, obj.offsets, obj.gain, obj.disc, obj.inv_max_dcg, obj.active,
+                                obj.trunc, obj.sigmoid, obj.norm, obj.table, obj.lo, obj.hi, obj.factor, _MODE_FARO,
+                                qstate, np.zeros(6), recompute)
+        np.testing.assert_array_equal(g2, g2_ref)
+        np.testing.assert_array_equal(h2, h2_ref)
     assert not np.array_equal(g2, g)
+
+
+def test_the_kernel_recomputes_the_sigmoid_only_where_it_gives_the_tables_bits(monkeypatch):
+    from evalrank.models import lambdarank as lr
+
+    table, lo, _, factor = sigmoid_table(1.0)
+    entries = lr._sigmoid_entries(table.size, lo, factor, 1.0)
+    assert np.abs(entries - table).max() <= 1e-15  # the same function (bitwise equality is the machine's)
+    _, y, offsets = ranking_data(0)
+    assert LambdaObjective(y, offsets).recompute is bool(np.array_equal(entries, table))
+    monkeypatch.setitem(lr._EXP_MATCHES, 1.0, False)  # a machine whose exp differs from NumPy's: the table
+    assert LambdaObjective(y, offsets).recompute is False
 
 
 def test_stable_order_is_numpys_stable_argsort():

@@ -22,6 +22,10 @@ LightGBM's), ``λ = -σ ρ |ΔNDCG|``, ``h = σ² ρ (1 - ρ) |ΔNDCG|`` with
 ``ρ = 1 / (1 + exp(σ (s_high - s_low)))`` and ``|ΔNDCG| = |g_high - g_low|
 |c_high - c_low| / IDCG@truncation_level``.
 
+The kernel reads a pair's sigmoid from the 2^20-bin table (:func:`sigmoid_table`), or -- where the compiled
+``exp`` recomputes every entry bit for bit (:func:`exp_matches_table`, checked once per process) --
+recomputes the entry itself: the same gradients without the table's cache misses.
+
 Risk-sensitive LambdaMART (:class:`evalrank.papers.dincer2016.risk_objective.RiskObjective`;
 Dinçer, Macdonald & Ounis 2016, Sec. 6) runs the same kernel with ``|ΔNDCG|`` replaced by a
 risk-sensitive ``|ΔM'|`` just before LightGBM's ``delta /= 0.01f +
@@ -40,7 +44,7 @@ import numpy as np
 from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import discount_values, gain_values
 
-__all__ = ["LambdaObjective", "lambda_gradients", "sigmoid_table"]
+__all__ = ["LambdaObjective", "exp_matches_table", "lambda_gradients", "sigmoid_table"]
 
 _SIGMOID_BINS = 1024 * 1024
 _NO_QSTATE = np.zeros((5, 0))
@@ -171,14 +175,18 @@ def _stable_order_desc(s, order, tmp):
 
 @numba.njit(cache=True)
 def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, trunc, sigmoid, norm, table, lo, hi,
-                   factor, mode, qstate, gstate):
+                   factor, mode, qstate, gstate, recompute=False):
     """LightGBM's ``GetGradientsForOneQuery`` for every query. The pairs are
     visited in LightGBM's order (rank ``i`` of the current order, then ``j >
     i``) and each document's float32 gradient and hessian receive the same
     terms in the same order; the query's scores, labels and gains are first
     gathered into rank order (contiguous inner loop) and the sums are kept by
     rank, then scattered back to the documents -- the same floating-point
-    operations as the per-document form, so the same bits."""
+    operations as the per-document form, so the same bits. ``recompute``: a
+    pair's sigmoid is its table entry recomputed, ``1 / (1 + exp(sigmoid x))``
+    at the bin's ``x`` (as :func:`sigmoid_table`), instead of read from the 8 MB
+    table, whose random reads miss the cache; only where that gives every entry's
+    bits (:func:`exp_matches_table`)."""
     n = scores.shape[0]
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
@@ -269,7 +277,11 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
                 elif delta_score >= hi:
                     p = table[nbins - 1]
                 else:
-                    p = table[np.int64((delta_score - lo) * factor)]
+                    b = np.int64((delta_score - lo) * factor)
+                    if recompute:
+                        p = 1.0 / (1.0 + math.exp((b / factor + lo) * sigmoid))
+                    else:
+                        p = table[b]
                 p_hess = p * (1.0 - p)
                 p_lam = p * (-sigmoid * delta)
                 p_hess *= sigmoid * sigmoid * delta
@@ -299,6 +311,29 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
                 grad[start + order[r]] = g_r[r]
                 hess[start + order[r]] = h_r[r]
     return grad, hess
+
+
+@numba.njit(cache=True)
+def _sigmoid_entries(n, lo, factor, sigmoid):
+    """:func:`sigmoid_table`'s entries as the kernel recomputes them (``recompute=True``)."""
+    out = np.empty(n)
+    for b in range(n):
+        out[b] = 1.0 / (1.0 + math.exp((b / factor + lo) * sigmoid))
+    return out
+
+
+_EXP_MATCHES = {}
+
+
+def exp_matches_table(sigmoid: float = 1.0) -> bool:
+    """Whether the compiled ``exp`` recomputes every entry of ``sigmoid_table(sigmoid)`` (NumPy's
+    ``exp``) bit for bit on this machine -- then the kernel recomputes a pair's entry instead of
+    reading it (the same gradients, fewer cache misses). Checked once per ``sigmoid`` and process."""
+    key = float(sigmoid)
+    if key not in _EXP_MATCHES:
+        table, lo, _, factor = sigmoid_table(key)
+        _EXP_MATCHES[key] = bool(np.array_equal(_sigmoid_entries(table.shape[0], lo, factor, key), table))
+    return _EXP_MATCHES[key]
 
 
 @numba.njit(cache=True)
@@ -364,6 +399,7 @@ class LambdaObjective:
         self.sigmoid = float(sigmoid)
         self.norm = bool(norm)
         self.table, self.lo, self.hi, self.factor = sigmoid_table(self.sigmoid)
+        self.recompute = exp_matches_table(self.sigmoid)
 
     def __call__(self, scores):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
@@ -372,7 +408,7 @@ class LambdaObjective:
         mode, qstate, gstate = self._risk_state(scores)
         g, h = _lambda_kernel(scores, self.labels, self.offsets, self.gain, self.disc, self.inv_max_dcg,
                               self.active, self.trunc, self.sigmoid, self.norm, self.table, self.lo, self.hi,
-                              self.factor, mode, qstate, gstate)
+                              self.factor, mode, qstate, gstate, self.recompute)
         return g.astype(np.float64), h.astype(np.float64)
 
     def _risk_state(self, scores):
