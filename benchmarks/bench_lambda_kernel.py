@@ -65,7 +65,9 @@ def main():
     print(f"machine: {cpu_model()}, load average {os.getloadavg()[0]:.1f}, python {sys.version.split()[0]}")
     print(f"{a.queries} queries, {y.size} documents; reference kernel: {a.rev}; CPU ms per call, min (median) "
           f"of {a.reps}")
-    kernels = (("reference", ref._lambda_kernel), ("this tree", cur._lambda_kernel))
+    # this tree's kernel takes an 18th argument, RiskObjective.recompute (607e4f4: the sigmoid recomputed
+    # where the compiled exp reproduces the table); a reference revision's kernel takes the first 17
+    kernels = (("reference", lambda *x: ref._lambda_kernel(*x[:17])), ("this tree", cur._lambda_kernel))
     for norm in (False, True):
         for method in ("lambdamart", "u-cro", "t-saro", "t-faro", "t*-faro", "georisk"):
             kw = {"baseline": bm25} if method in ("u-cro", "t-saro", "t-faro") else \
@@ -75,7 +77,8 @@ def main():
             for s in scores:
                 mode, qstate, gstate = obj._risk_state(s)
                 args.append((s, obj.labels, obj.offsets, obj.gain, obj.disc, obj.inv_max_dcg, obj.active, obj.trunc,
-                             obj.sigmoid, obj.norm, obj.table, obj.lo, obj.hi, obj.factor, mode, qstate, gstate))
+                             obj.sigmoid, obj.norm, obj.table, obj.lo, obj.hi, obj.factor, mode, qstate, gstate,
+                             getattr(obj, "recompute", False)))
             for _, k in kernels:
                 k(*args[0])  # compile or load the cache
             times = {name: [] for name, _ in kernels}
