@@ -9,6 +9,9 @@ rule ndcg_audit:
         f"{LOGS}/ndcg/audit.log",
     benchmark:
         f"{BENCH}/ndcg/audit.tsv"
+    # no inputs and ~1.5 CPU-min (ranx compiles its uncached kernels in every run): without a priority
+    # the scheduler, which prefers large inputs, started it last and it ran alone at the end of make run
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=2000,
