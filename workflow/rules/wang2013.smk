@@ -11,6 +11,9 @@ rule theory_sample:
         f"{LOGS}/theory/sample_n{{n}}.log",
     benchmark:
         f"{BENCH}/theory/sample_n{{n}}.tsv"
+    # no inputs, and the largest n takes ~1.5 CPU-min: as ndcg_audit, started last without a priority
+    # (make run of 21b5de7: the theory stage began at 12:50 of 15:08 and ended the default DAG)
+    priority: CRITICAL_PATH
     threads: 1
     resources:
         mem_mb=4000,
