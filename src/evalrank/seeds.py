@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-__all__ = ["seed_sequence", "rng", "int_seed"]
+__all__ = ["seed_sequence", "rng", "stream_rngs", "int_seed"]
 
 
 def _key(names: tuple) -> tuple[int, ...]:
@@ -36,6 +36,16 @@ def seed_sequence(seed: int, *names) -> np.random.SeedSequence:
 def rng(seed: int, *names) -> np.random.Generator:
     """A ``numpy.random.Generator`` (PCG64) for the stream ``names``."""
     return np.random.Generator(np.random.PCG64(seed_sequence(seed, *names)))
+
+
+def stream_rngs(seed: int, stream: tuple, repetitions):
+    """``rng(seed, *stream, r)`` for each ``r`` of ``repetitions``, the same generators
+    (same ``SeedSequence``: entropy ``seed``, spawn key ``stream``'s then ``r``'s), with the
+    stream's names hashed once instead of once per repetition."""
+    base = seed_sequence(seed, *stream)
+    entropy, key = base.entropy, tuple(base.spawn_key)
+    for r in repetitions:
+        yield np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key + (int(r) & 0xFFFFFFFF,))))
 
 
 def int_seed(seed: int, *names) -> int:

@@ -31,7 +31,8 @@ import numba
 import numpy as np
 
 from evalrank.active.estimate import default_max_draws, query_cdf
-from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table, stream_rngs
+from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table
+from evalrank.seeds import stream_rngs
 
 __all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
 

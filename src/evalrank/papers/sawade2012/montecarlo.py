@@ -29,8 +29,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from evalrank import seeds
 from evalrank.active.estimate import check_max_draws, check_sampling, query_cdf
+from evalrank.seeds import stream_rngs  # re-exported: the Monte Carlo's repetition streams
 
 __all__ = ["simulate", "shard_file", "standard_errors", "SUMS", "shard_range", "stream_rngs", "CHUNK", "STOP_BUDGET", "STOP_EXHAUSTED",
            "STOP_CAPPED", "STOP_WHOLE_POOL"]
@@ -172,16 +172,6 @@ def _run(u, cdf, guide, costs, w, wv, ww, wwv, wwvv, drawable_mean, budgets, max
     fstate[0], fstate[1], fstate[2], fstate[3], fstate[4], fstate[5] = spent, sw, swv, sww, swwv, swwvv
     istate[0], istate[1], istate[2] = b, n, unseen
     return done
-
-
-def stream_rngs(seed: int, stream: tuple, repetitions):
-    """``seeds.rng(seed, *stream, r)`` for each ``r`` of ``repetitions``, the same generators
-    (same ``SeedSequence``: entropy ``seed``, spawn key ``stream``'s then ``r``'s), with the
-    stream's names hashed once instead of once per repetition."""
-    base = seeds.seed_sequence(seed, *stream)
-    entropy, key = base.entropy, tuple(base.spawn_key)
-    for r in repetitions:
-        yield np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=key + (int(r) & 0xFFFFFFFF,))))
 
 
 #: Most uniforms held at once over the repetitions of one batch of :func:`simulate` (bounds memory).
