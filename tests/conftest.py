@@ -9,9 +9,10 @@ last, on whichever workers are free (conftest.tiny_run shares the run between wo
 a module the order is unchanged.
 
 numba's cache (``__pycache__`` beside the sources) starts empty on a fresh clone and is shared
-by every process of the session; the workers and the DAG runs' jobs compile a kernel one at a
-time (a file lock around numba's ``Dispatcher.compile``: tests/numba_lock.py), so a kernel two
-processes need at once is compiled once and loaded from the cache by the other.
+by every process of the session; the workers and the DAG runs' jobs compile each kernel under
+its own file lock (around numba's ``Dispatcher.compile``: tests/numba_lock.py), so a kernel two
+processes need at once is compiled once and loaded from the cache by the other, while kernels
+that differ compile side by side.
 
 OpenMP's passive wait policy for the whole session (``OMP_WAIT_POLICY=PASSIVE``, set here before
 any test module loads a ``libgomp``, inherited by the xdist workers and every subprocess):
@@ -31,6 +32,7 @@ command inside the test process); tests/dagrun.py holds the workflow tests' snak
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # before pytest imports a test module (docstring)
@@ -61,8 +63,7 @@ def pytest_collection_modifyitems(config, items):
 # -- numba: one compilation per kernel and signature for the whole session (tests/numba_lock.py)
 def pytest_configure(config):
     if not hasattr(config, "workerinput") and LOCK_ENV not in os.environ:  # the controller: one lock
-        fd, path = tempfile.mkstemp(prefix="evalrank-numba-", suffix=".lock")
-        os.close(fd)
+        path = tempfile.mkdtemp(prefix="evalrank-numba-locks-")
         os.environ[LOCK_ENV] = path
         config._evalrank_numba_lock = path
     install()
@@ -72,10 +73,7 @@ def pytest_unconfigure(config):
     path = getattr(config, "_evalrank_numba_lock", None)
     if path:
         os.environ.pop(LOCK_ENV, None)
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
