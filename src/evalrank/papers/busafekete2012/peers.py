@@ -254,6 +254,11 @@ def pytrec_eval_ndcg(scores, labels, offsets, k, doc_ids=None, gain="linear"):
 # ----------------------------------------------------------------------------- ranx
 
 
+#: the query the ranx adapter adds (sorts after every ``_qid``) and its one document's id length
+_RANX_PAD_QID = "q~pad"
+_RANX_ID_WIDTH = 32
+
+
 def ranx_ndcg(scores, labels, offsets, k, doc_ids=None, variant="ndcg"):
     """Per-query ``ndcg@k`` / ``ndcg_burges@k`` of ``ranx.evaluate`` on
     ``ranx.Qrels`` / ``ranx.Run`` objects (return_mean=False).
@@ -291,6 +296,15 @@ def ranx_ndcg(scores, labels, offsets, k, doc_ids=None, variant="ndcg"):
       (ranx orders its results by sorted query id; mapped back here).
     * cost: ranx's numba kernels are compiled on the first call in a fresh
       environment (~30 s; ~3 s per new process once numba's cache exists).
+      They are specialised on the doc ids' width (``Run`` / ``Qrels`` build
+      ``<U{longest id}`` arrays): each new width compiled ``create_and_sort``
+      again, 8-30 CPU-s a width (measured, fresh cache). So this adapter adds
+      one query of its own, :data:`_RANX_PAD_QID`, whose one document's id is
+      :data:`_RANX_ID_WIDTH` characters long, to the qrels and the run: every
+      id shorter than that is held at that one width, which numba compiles
+      once; the ids themselves, and every other query's value, are
+      unchanged (ranx scores each query on its own), and the pad query's
+      value is dropped.
     """
     ranx = _require("ranx")
     if variant not in ("ndcg", "ndcg_burges"):
@@ -303,6 +317,9 @@ def ranx_ndcg(scores, labels, offsets, k, doc_ids=None, variant="ndcg"):
     import warnings
 
     metric = f"{variant}@{k}"
+    pad = "~" * _RANX_ID_WIDTH
+    qrels[_RANX_PAD_QID] = {pad: 1}
+    run[_RANX_PAD_QID] = {pad: 1.0}
     r = ranx.Run(run)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba parallel warnings
