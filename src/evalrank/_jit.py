@@ -58,7 +58,7 @@ import sys
 import threading
 from contextlib import contextmanager
 
-__all__ = ["njit", "prange", "need", "mode", "compiled", "input_bytes", "THRESHOLD", "LINE_BYTES"]
+__all__ = ["njit", "prange", "need", "mode", "compiled", "input_bytes", "readonly", "THRESHOLD", "LINE_BYTES"]
 
 #: Inputs of at least this many bytes of TREC text (or :data:`LINE_BYTES` per line of arrays)
 #: are worth compiling. Measured with benchmarks/bench_startup.py --crossover (RESULTS.md,
@@ -111,6 +111,18 @@ def _env_mode():
     if value not in ("python", "numba"):
         raise ValueError(f"EVALRANK_JIT must be python, numba or auto, got {value!r}")
     return value
+
+
+def readonly(a):
+    """``a`` itself if read-only, else a read-only view of it (the caller's array keeps its
+    flags). numba compiles a kernel once per argument type, and a read-only array is a type of
+    its own: a kernel that only reads an array which reaches it writable on one path (a buffer
+    a reader filled) and read-only on another (``np.frombuffer`` of bytes) was compiled twice,
+    seconds of CPU each on a fresh clone. Passing ``readonly(a)`` gives it one type."""
+    if a.flags.writeable:
+        a = a.view()
+        a.flags.writeable = False
+    return a
 
 
 def prange(*args):

@@ -90,6 +90,19 @@ class TrecFile:
     skip_at: np.ndarray = None
     skip_cum: np.ndarray = None
 
+    def __post_init__(self):
+        # read-only views (a caller's arrays keep their own flags): a parsed file is not edited,
+        # and numba compiles a kernel once per argument type, where a read-only array is a type
+        # of its own; files read here and columns given in memory (np.frombuffer: read-only)
+        # reached the evaluation kernels both ways, and each of those took 12-30 CPU-s to
+        # compile on a fresh clone (make test: _rank_match 5 times, 93 CPU-s)
+        for name in ("buf", "qid", "doc_start", "doc_end", "doc_hash", "value", "skip_at", "skip_cum"):
+            a = getattr(self, name)
+            if isinstance(a, np.ndarray) and a.flags.writeable:
+                a = a.view()
+                a.flags.writeable = False
+                object.__setattr__(self, name, a)
+
     def __len__(self) -> int:
         return int(self.qid.shape[0])
 

@@ -375,6 +375,7 @@ def sorted_codes(buf, start, end, decode):
     strcmp (byte) order, trec_eval's order of topics; ``names[c]``: ``decode(raw, i)`` of code
     c's bytes (``i`` its first string); ``first[c]``: that string's index."""
     m = len(start)
+    buf = _jit.readonly(buf)  # a reader's writable buffer or frombuffer's read-only one: one compile
     seg_code = np.empty(m, dtype=np.int64)
     first = np.empty(m, dtype=np.int64)
     k = factorize_spans(buf, start, end, seg_code, first, np.empty(m, dtype=np.uint64))

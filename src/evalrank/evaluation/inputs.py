@@ -270,7 +270,7 @@ def _hash_into(buf, start, end, dh) -> None:
     """Each span's FNV-1a into ``dh`` (where given): the kernel, or NumPy where interpreted."""
     if dh is not None:
         if _jit.compiled():
-            _hash_spans(buf, start, end, dh)
+            _hash_spans(_jit.readonly(buf), start, end, dh)
         else:
             dh[:] = _fnv1a_np(buf, start, end)
 
