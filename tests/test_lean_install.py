@@ -162,6 +162,10 @@ def test_pip_install_of_the_repository_is_the_lean_core(tmp_path):
     d = readme_files(tmp_path / "work")
     env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", "EVALRANK_PROGRESS": "0"}
     env.pop("PYTHONPATH", None)
+    # the venv's modules have no .pyc (--no-compile): the first command writes those it imports and
+    # the rest load them; with PYTHONDONTWRITEBYTECODE set (as on some machines) each of the 12
+    # commands compiled numpy's, scipy's, pandas' and numba's sources again (~2.7 CPU-s each)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     outs = {}
     for line in ["evalrank --help", "evalrank stage --help", *readme_commands()]:
         outs[line] = out = _run(["bash", "-c", line], cwd=d, env=env)
