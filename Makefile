@@ -49,7 +49,7 @@ TEST_WORKERS ?= 4
 test: $(STAMP) bytecode
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder $(PYTEST_ARGS)
 
-test-fast: $(STAMP) bytecode   # the inner loop: everything but the end-to-end DAG, matrix and Slurm runs (marker slow): ~9 min on 2 cores with numba's cache empty, ~4 with it warm
+test-fast: $(STAMP) bytecode   # the inner loop: everything but the end-to-end DAG, matrix and Slurm runs (marker slow): ~5 min on 2 cores with numba's cache empty, ~4 with it warm
 	$(BIN)/python -m pytest -n 2 -m "not slow" $(PYTEST_ARGS)
 
 clean:
