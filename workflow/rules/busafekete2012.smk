@@ -9,7 +9,7 @@ rule ndcg_audit:
         f"{LOGS}/ndcg/audit.log",
     benchmark:
         f"{BENCH}/ndcg/audit.tsv"
-    # no inputs and ~1.5 CPU-min (ranx compiles its uncached kernels in every run): without a priority
+    # no inputs and ~1 CPU-min on a fresh clone (ranx's kernels compile on their first use): without a priority
     # the scheduler, which prefers large inputs, started it last and it ran alone at the end of make run
     priority: CRITICAL_PATH
     threads: 1

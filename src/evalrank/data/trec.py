@@ -98,10 +98,8 @@ class TrecFile:
         # compile on a fresh clone (make test: _rank_match 5 times, 93 CPU-s)
         for name in ("buf", "qid", "doc_start", "doc_end", "doc_hash", "value", "skip_at", "skip_cum"):
             a = getattr(self, name)
-            if isinstance(a, np.ndarray) and a.flags.writeable:
-                a = a.view()
-                a.flags.writeable = False
-                object.__setattr__(self, name, a)
+            if isinstance(a, np.ndarray):
+                object.__setattr__(self, name, _jit.readonly(a))
 
     def __len__(self) -> int:
         return int(self.qid.shape[0])
