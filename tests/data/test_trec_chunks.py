@@ -148,3 +148,68 @@ def test_a_file_whose_first_lines_are_long_grows_its_arrays(tmp_path, monkeypatc
     monkeypatch.setattr(trec, "_CHUNK", 8192)
     assert _arrays(read_trec(p, "run")) == want
     assert len(want["ids"]) == 6200 and want["ids"][-1] == "d5999"
+
+
+def _plain_or_not(rng, kind: str) -> tuple[bytes, bool]:
+    """A random small file, and whether it is plain (``trec._read_plain`` reads it): blanks of
+    every kind between fields, CRLF, UTF-8 ids, topics that come back, scores and relevances in
+    the forms the kernel takes, a last line with or without its newline; one in two has one
+    irregular line (blank, comment, lone CR, a field too few or too many, a score or relevance
+    the kernel refuses or leaves to strtod as not finite, a relevance of 19 digits)."""
+    run = kind == "run"
+    lines = []
+    for k in range(int(rng.integers(1, 60))):
+        q = f"q{int(rng.integers(0, 5))}" if rng.random() < 0.9 else "é"
+        d = f"d{int(rng.integers(0, 10 ** int(rng.integers(1, 9))))}" + ("ü" if rng.random() < 0.1 else "")
+        if run:
+            v = rng.choice([f"{rng.normal():.6f}", repr(float(rng.normal())), "-0", "+.5", "1.", "1e3", "0x1p-3",
+                            "0.12345678901234567890123", "7E-30"])
+            fields = [q, "Q0", d, str(k), v, f"t{k % 3}"] + (["extra"] if rng.random() < 0.1 else [])
+        else:
+            fields = [q, "0", d, str(rng.choice(["2", "-1", "0", "+3", "2.0", "007", "1."]))]
+        sep = [str(rng.choice([" ", "  ", "\t", " \x0b", "\x0c "])) for _ in fields]
+        lines.append(str(rng.choice(["", " "])) + "".join(f + s for f, s in zip(fields, sep)).rstrip())
+    crlf = rng.random() < 0.2
+    plain = rng.random() < 0.5
+    if not plain:
+        bad = rng.choice(["", "   ", "# comment", " #c", "q1 Q0 d 1 0.5 t\rq2 Q0 e 2 0.4 t", "q1 Q0 d 1 0.5",
+                          "q1 0 d 1 2", "q1 Q0 d 1 0_9 t", "q1 Q0 d 1 inf t", "q1 Q0 d 1 1e400 t", "q1 0 d x",
+                          "q1 0 d 1234567890123456789", "q1 0 d"])
+        lines.insert(int(rng.integers(0, len(lines) + 1)), str(bad))
+    text = ("\r\n" if crlf else "\n").join(lines) + str(rng.choice(["", "\n"]) if not crlf else "\r\n")
+    return text.encode(), plain
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_small_plain_files_are_read_as_the_kernel_reads_them(tmp_path, monkeypatch, kind):
+    """Interpreted, a small file whose lines are plain is read with bytes methods
+    (``trec._read_plain``); its arrays, line numbers and tag are the scan kernel's (the same
+    mode, the fast path switched off), and every other file, or its error, is the kernel's."""
+    rng = np.random.default_rng(11 if kind == "run" else 12)
+    path = tmp_path / kind
+    plain_path = trec._read_plain
+    taken = []
+
+    def spy(*args):
+        got = plain_path(*args)
+        taken.append(got is not None)
+        return got
+
+    def read(fast: bool):
+        monkeypatch.setattr(trec, "_read_plain", spy if fast else (lambda *a: None))
+        try:
+            return _arrays(read_trec(path, kind))
+        except TrecFormatError as e:
+            return str(e)
+
+    n_plain = 0
+    with _jit.mode("python"):
+        for _ in range(150):
+            text, plain = _plain_or_not(rng, kind)
+            path.write_bytes(text)
+            taken.clear()
+            got, want = read(True), read(False)
+            assert got == want, text
+            assert taken == [plain], text   # plain files take the fast path, the others the kernel
+            n_plain += plain
+    assert 50 < n_plain < 100

@@ -41,6 +41,7 @@ the flat arrays of :func:`evalrank.metrics.ndcg.ndcg`.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -49,9 +50,9 @@ import numpy as np
 
 from evalrank import _jit
 from evalrank.data.bytescan import count_newlines, strtod
-from evalrank.data.trec_scan import (_BAD_NUMBER, _DONE, _ERR_LINE, _EXTRA_FIELDS, _FALLBACKS, _FEW_FIELDS, _J,
-                                     _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK, _QUSED, _ROOM, _TAG_E, _TAG_S, _TOK_E,
-                                     _TOK_S, _scan, fnv1a, sorted_codes)
+from evalrank.data.trec_scan import (_BAD_NUMBER, _DONE, _ERR_LINE, _EXTRA_FIELDS, _FALLBACKS, _FEW_FIELDS,
+                                     _FNV_OFFSET, _FNV_PRIME, _J, _LINE, _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK,
+                                     _QUSED, _ROOM, _TAG_E, _TAG_S, _TOK_E, _TOK_S, _scan, fnv1a, sorted_codes)
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
@@ -144,7 +145,6 @@ class _Reader:
     a pipe or ``<(...)`` (read as a stream); a UTF-8 byte-order mark blanked out."""
 
     def __init__(self, path: Path):
-        import gzip
         import stat
 
         if path.is_dir():
@@ -158,7 +158,12 @@ class _Reader:
         head = self.fh.peek(3)[:3] if hasattr(self.fh, "peek") else b""
         self.gzip = head[:2] == b"\x1f\x8b"
         self.size = st.st_size if self.regular and not self.gzip else None   # None: unknown
-        self.src = gzip.GzipFile(fileobj=self.fh) if self.gzip else self.fh
+        if self.gzip:
+            import gzip   # only for gzip files: 1 ms of a small file's evaluate
+
+            self.src = gzip.GzipFile(fileobj=self.fh)
+        else:
+            self.src = self.fh
         self.first = True
 
     def readinto(self, view) -> int:
@@ -245,6 +250,10 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     fb = np.empty((_FB_CAP, 3), dtype=np.int64)
     st = np.zeros(13, dtype=np.int64)
     tag = b""
+    if eof and not _jit.compiled():   # a small file, read whole: its lines by bytes methods, where they are plain
+        done = _read_plain(bytes(chunk[:have]), path, kind)
+        if done is not None:
+            return done
     while True:
         status = _scan(chunk[:have], have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off,
                        skip_at, skip_cum, fb)
@@ -279,6 +288,80 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
             continue
         break
     return _trec_file(path, kind, st, tag, ids, id_off, dh, value, qbuf, seg_start, seg_off, skip_at, skip_cum)
+
+
+#: a relevance as ``_atol`` takes it (trec_scan): ASCII digits after an optional sign, then ``.digits``
+_RELEVANCE = re.compile(rb"([+-]?)([0-9]+)(?:\.[0-9]*)?")
+
+
+def _read_plain(data: bytes, path: Path, kind: str):
+    """The :class:`TrecFile` of a whole small file as the scan kernel (``trec_scan._scan``) reads
+    it, made with bytes methods and NumPy instead of the kernel's byte loop, which interpreted
+    (:mod:`evalrank._jit`) takes most of a small ``evaluate``'s time (19 of 26 ms on 10 topics x
+    100 documents); ``None`` where the file is not plain: a blank or comment line, a carriage
+    return other than CRLF's, a line with the wrong number of fields, a relevance or score the
+    kernel would refuse or hand to C's strtod as not finite. The kernel reads those files, and
+    says what is wrong with them: this path adds no rule of its own (tests/data/test_trec.py
+    compares the two on plain and irregular files).
+
+    ``bytes.split()`` splits at the kernel's blanks (space, tab, CR, VT, FF) and newlines; a CR
+    that ends a line (CRLF) is one of those blanks."""
+    if data.count(b"\r") != data.count(b"\r\n"):
+        return None
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()   # the newline that ends the file
+    is_run = kind == "run"
+    toks = [line.split() for line in lines]
+    if not toks or not all(toks):
+        return None   # an empty file, or a blank line
+    want = 6 if is_run else 4
+    if any(len(t) < want if is_run else len(t) != want for t in toks):
+        return None
+    qtok = [t[0] for t in toks]
+    if any(q[:1] == b"#" for q in qtok):
+        return None   # a comment line
+    if is_run:
+        values = [strtod(t[4]) for t in toks]
+        if None in values:
+            return None
+        value = np.array(values, dtype=np.float64)
+        if not np.isfinite(value).all():
+            return None
+    else:
+        value = np.empty(len(toks), dtype=np.float64)
+        for j, t in enumerate(toks):
+            m = _RELEVANCE.fullmatch(t[3])
+            if m is None or len(m.group(2)) > 18:
+                return None
+            value[j] = -int(m.group(2)) if m.group(1) == b"-" else int(m.group(2))
+    n = len(toks)
+    docs = [t[2] for t in toks]
+    ids = np.frombuffer(b"".join(docs), dtype=np.uint8)
+    id_off = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum([len(d) for d in docs], out=id_off[1:])
+    seg_start = [0] + [j for j in range(1, n) if qtok[j] != qtok[j - 1]]
+    qsegs = [qtok[j] for j in seg_start]
+    qbuf = np.frombuffer(b"".join(qsegs), dtype=np.uint8)
+    seg_off = np.zeros(len(qsegs) + 1, dtype=np.int64)
+    np.cumsum([len(q) for q in qsegs], out=seg_off[1:])
+    st = np.zeros(13, dtype=np.int64)
+    st[_J], st[_NSEG], st[_LINE], st[_QUSED], st[_DONE] = n, len(qsegs), n, seg_off[-1], len(data)
+    none = np.empty(0, dtype=np.int64)
+    tag = toks[-1][5] if is_run else b""
+    return _trec_file(path, kind, st, tag, ids, id_off, fnv1a_spans(ids, id_off), value, qbuf,
+                      np.array(seg_start, dtype=np.int64), seg_off, none, none)
+
+
+def fnv1a_spans(buf, off) -> np.ndarray:
+    """64-bit FNV-1a of each ``buf[off[i]:off[i + 1]]`` (uint64; :func:`fnv1a` of each), vectorized
+    over the spans: one NumPy step per byte position."""
+    start, lens = off[:-1], np.diff(off)
+    h = np.full(len(start), _FNV_OFFSET, dtype=np.uint64)
+    for c in range(int(lens.max()) if len(lens) else 0):
+        live = np.flatnonzero(lens > c)
+        h[live] = (h[live] ^ buf[start[live] + c]) * _FNV_PRIME   # uint64 arrays wrap around, as the kernel's
+    return h
 
 
 def _fallback_scores(chunk, fb, st, value, skip_at, skip_cum, path) -> None:
