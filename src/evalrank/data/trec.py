@@ -24,10 +24,13 @@ score (``inf``, ``nan``, ``1e400``). A relevance written as ``2.0`` is read as
 trec_eval's ``atol`` reads it (2); a relevance is ASCII digits after an optional sign.
 
 The bytes are parsed by kernels (:func:`read_trec`; the kernels: :mod:`evalrank.data.trec_scan`;
-compiled by numba for large files, interpreted for small ones: :mod:`evalrank._jit`) a chunk at a time: one pass keeps, per
+compiled by numba for large files, interpreted for small ones: :mod:`evalrank._jit`; a small
+file whose lines are all plain data lines is split by ``bytes.split`` instead, to the same arrays:
+``_read_plain``) a chunk at a time: one pass keeps, per
 line, the document id (appended to one buffer of ids: the rest of the line is not kept), a
 64-bit FNV-1a hash of it and the parsed score or relevance; the peak memory is about the ids
-plus 28 bytes a line, not the file. No Python object is made per line: query ids are kept
+plus 28 bytes a line, not the file. No Python object is made per line (but on the small-file
+path, below 768 KiB): query ids are kept
 once per run of equal ids and decoded once per distinct id, document ids never
 (:mod:`evalrank.evaluation` matches them through the hashes and compares their bytes only
 where hashes meet or scores tie); line numbers come from where the blank and comment lines
@@ -251,9 +254,9 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     st = np.zeros(13, dtype=np.int64)
     tag = b""
     if eof and not _jit.compiled():   # a small file, read whole: its lines by bytes methods, where they are plain
-        done = _read_plain(bytes(chunk[:have]), path, kind)
-        if done is not None:
-            return done
+        plain = _read_plain(bytes(chunk[:have]), path, kind)
+        if plain is not None:
+            return plain
     while True:
         status = _scan(chunk[:have], have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off,
                        skip_at, skip_cum, fb)
@@ -301,7 +304,7 @@ def _read_plain(data: bytes, path: Path, kind: str):
     100 documents); ``None`` where the file is not plain: a blank or comment line, a carriage
     return other than CRLF's, a line with the wrong number of fields, a relevance or score the
     kernel would refuse or hand to C's strtod as not finite. The kernel reads those files, and
-    says what is wrong with them: this path adds no rule of its own (tests/data/test_trec.py
+    says what is wrong with them: this path adds no rule of its own (tests/data/test_trec_chunks.py
     compares the two on plain and irregular files).
 
     ``bytes.split()`` splits at the kernel's blanks (space, tab, CR, VT, FF) and newlines; a CR
