@@ -155,3 +155,23 @@ def test_theory_sample_imports_no_pandas(tmp_path):
     mods = _imported_by(f"from evalrank.cli import main\nassert main({argv!r}) == 0\n")
     assert (tmp_path / "s.npz").exists()
     assert not mods & {"pandas", "matplotlib", "sklearn", "lightgbm", "scipy.stats"}, sorted(mods)
+
+
+@pytest.mark.parametrize("columns", [None, "123", "7", "0", "-5", "wide"])
+def test_help_width_is_shutils_without_importing_it(monkeypatch, columns):
+    """The help formatter's width (evalrank.cli.common._terminal_width) is what argparse would take
+    from shutil.get_terminal_size(), $COLUMNS set or not, valid or not; the formatter no longer
+    imports shutil to get it (2.6 ms of a small evaluate)."""
+    import shutil
+
+    from evalrank.cli.common import HelpFormatter, _terminal_width
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_width() == shutil.get_terminal_size().columns
+    assert HelpFormatter("evalrank")._width == argparse.HelpFormatter("evalrank")._width
+    code = "import sys; from evalrank.cli.common import HelpFormatter; HelpFormatter('x'); print('shutil' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "False"
