@@ -302,7 +302,7 @@ def test_the_numpy_fnv1a_of_the_interpreted_mode_is_the_kernels():
     """Interpreted, column ids are hashed by NumPy a byte position at a time: the same FNV-1a as
     the reader's kernel, so a file and a DataFrame match each other's ids in either mode."""
     from evalrank.data.trec_scan import fnv1a
-    from evalrank.evaluation.inputs import _fnv1a_np
+    from evalrank.data.trec_scan import _fnv1a_np
 
     rng = np.random.default_rng(4)
     words = [b"", b"d1", bytes(range(256))] + [rng.integers(0, 256, int(rng.integers(0, 40)), dtype=np.uint8).tobytes()
@@ -374,7 +374,8 @@ def test_the_fixed_width_kernel_spans_and_hashes_as_numpy_does(mode):
     """numpy S ids four at a time (hashes interleaved) and the rest one by one: the spans
     NumPy's trailing-NUL rule gives and the reader's FNV-1a, any count and padding."""
     from evalrank import _jit
-    from evalrank.evaluation.inputs import _fixed_ids, _fixed_np, _fnv1a_np
+    from evalrank.data.trec_scan import _fnv1a_np
+    from evalrank.evaluation.inputs import _fixed_ids, _fixed_np
 
     rng = np.random.default_rng(10)
     for n in (0, 1, 3, 4, 5, 8, 11):

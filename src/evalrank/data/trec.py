@@ -54,8 +54,8 @@ import numpy as np
 from evalrank import _jit
 from evalrank.data.bytescan import count_newlines, strtod
 from evalrank.data.trec_scan import (_BAD_NUMBER, _DONE, _ERR_LINE, _EXTRA_FIELDS, _FALLBACKS, _FEW_FIELDS,
-                                     _FNV_OFFSET, _FNV_PRIME, _J, _LINE, _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK,
-                                     _QUSED, _ROOM, _TAG_E, _TAG_S, _TOK_E, _TOK_S, _scan, fnv1a, sorted_codes)
+                                     _J, _LINE, _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK, _QUSED, _ROOM, _TAG_E,
+                                     _TAG_S, _TOK_E, _TOK_S, _fnv1a_np, _scan, fnv1a, sorted_codes)
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
 
@@ -230,6 +230,10 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     have = rd.readinto(memoryview(chunk))
     eof = have < len(chunk)
     _jit.need(size if size is not None else (have if eof else _jit.THRESHOLD))
+    if eof and not _jit.compiled():   # a small file, read whole: its lines by bytes methods, where they are plain
+        plain = _read_plain(bytes(chunk[:have]), path, kind)
+        if plain is not None:
+            return plain
     # where the size is known: room for the lines the file holds at the first chunk's line length
     # (a quarter more; at most every line a file can hold: 8 bytes a qrels line, 12 a run's):
     # pages untouched cost no memory, and the arrays grow if the estimate falls short
@@ -253,10 +257,6 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     fb = np.empty((_FB_CAP, 3), dtype=np.int64)
     st = np.zeros(13, dtype=np.int64)
     tag = b""
-    if eof and not _jit.compiled():   # a small file, read whole: its lines by bytes methods, where they are plain
-        plain = _read_plain(bytes(chunk[:have]), path, kind)
-        if plain is not None:
-            return plain
     while True:
         status = _scan(chunk[:have], have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off,
                        skip_at, skip_cum, fb)
@@ -352,19 +352,9 @@ def _read_plain(data: bytes, path: Path, kind: str):
     st[_J], st[_NSEG], st[_LINE], st[_QUSED], st[_DONE] = n, len(qsegs), n, seg_off[-1], len(data)
     none = np.empty(0, dtype=np.int64)
     tag = toks[-1][5] if is_run else b""
-    return _trec_file(path, kind, st, tag, ids, id_off, fnv1a_spans(ids, id_off), value, qbuf,
-                      np.array(seg_start, dtype=np.int64), seg_off, none, none)
-
-
-def fnv1a_spans(buf, off) -> np.ndarray:
-    """64-bit FNV-1a of each ``buf[off[i]:off[i + 1]]`` (uint64; :func:`fnv1a` of each), vectorized
-    over the spans: one NumPy step per byte position."""
-    start, lens = off[:-1], np.diff(off)
-    h = np.full(len(start), _FNV_OFFSET, dtype=np.uint64)
-    for c in range(int(lens.max()) if len(lens) else 0):
-        live = np.flatnonzero(lens > c)
-        h[live] = (h[live] ^ buf[start[live] + c]) * _FNV_PRIME   # uint64 arrays wrap around, as the kernel's
-    return h
+    dh = _fnv1a_np(ids, id_off[:-1], id_off[1:])
+    return _trec_file(path, kind, st, tag, ids, id_off, dh, value, qbuf, np.array(seg_start, dtype=np.int64), seg_off,
+                      none, none)
 
 
 def _fallback_scores(chunk, fb, st, value, skip_at, skip_cum, path) -> None:

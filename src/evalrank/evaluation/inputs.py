@@ -16,7 +16,7 @@ import numpy as np
 from evalrank import _jit
 from evalrank._jit import njit, prange
 from evalrank.data.trec import TrecFile, read_trec
-from evalrank.data.trec_scan import fnv1a, sorted_codes
+from evalrank.data.trec_scan import _fnv1a_np, fnv1a, sorted_codes
 
 __all__ = ["as_trec"]
 
@@ -182,21 +182,6 @@ def _int_ids(a, out, start, end, pairs):
             out[q + 1] = pairs[2 * np.int64(u) + 1]
         else:
             out[q - 1] = np.uint8(48 + np.int64(u))
-
-
-def _fnv1a_np(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    """FNV-1a of every span at once, a byte position at a time over all ids (NumPy; what the
-    kernels compute, for the interpreted mode: a Python loop per byte costs ~1 us)."""
-    lens = end - start
-    h = np.full(lens.shape[0], 14695981039346656037, dtype=np.uint64)
-    prime = np.uint64(1099511628211)
-    by_len = np.argsort(-lens, kind="stable")
-    sorted_lens = lens[by_len]
-    starts = start[by_len]
-    for k in range(int(sorted_lens[0]) if lens.size else 0):
-        m = int(np.searchsorted(-sorted_lens, -k, side="left"))   # ids longer than k: a prefix
-        h[by_len[:m]] = (h[by_len[:m]] ^ buf[starts[:m] + k].astype(np.uint64)) * prime
-    return h
 
 
 def _fixed_np(b: np.ndarray):
