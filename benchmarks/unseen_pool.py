@@ -24,7 +24,8 @@ Each campaign ``s`` (seed ``s``) is what a user does, every step ``evalrank.cli.
 process (stdout's JSON parsed): ``active plan --run --probs --costs --budget 10 --measure dcg
 --seed s``, ``active estimate --plan --qrels --run``, then ``active plan --continue --budget`` 10,
 30 and 50 (looks at total budgets 10 / 20 / 50 / 100), an estimate after each. Every look is
-estimated twice on the same plan: the defaults (AIPW + confidence sequence) and ``--estimator eq6
+estimated twice on the same plan: the defaults (``--estimator auto``: Hajek-normalized AIPW for one
+ranker, AIPW for a difference; confidence sequence) and ``--estimator eq6
 --interval t`` (the old interval, valid only once at a budget fixed in advance). The difference
 cell does the same with ``--run-b`` (``R[a] - R[b]``) on the first ``--difference-campaigns``
 seeds (default 100). The qrels hold every document's grade; ``estimate`` ignores the judgments
@@ -77,7 +78,8 @@ MODEL_TEMPERATURE = 0.2
 MODEL_TOPIC_ERROR = 0.25
 MODEL_DOC_ERROR = 0.5
 #: the two configurations compared on the same plans: (estimator, interval); the first is the default
-CONFIGS = (("aipw", "cs"), ("eq6", "t"))
+#: (``auto``: Hajek-normalized AIPW for one ranker, AIPW for a difference)
+CONFIGS = (("auto", "cs"), ("eq6", "t"))
 
 
 # -- the pool ------------------------------------------------------------------------------------

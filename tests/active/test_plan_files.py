@@ -292,6 +292,40 @@ def test_eq6_with_the_t_interval_is_the_papers_estimate(files):
         estimate(p, pool, labels, estimator="eq6", interval="betting")
 
 
+def test_default_estimator_by_quantity_and_hajek_is_eq6_on_the_residuals(files):
+    """auto: hajek for one ranker, aipw for a difference (aipw with betting); hajek's estimate and
+    intervals (t and confidence sequence) are eq. 6's on the values L - f + f_pool, computed here
+    by weighted_interval and asymptotic_cs from the plan's draws."""
+    from evalrank.active.campaign_estimate import predicted_term_variance
+    from evalrank.active.confseq import asymptotic_cs
+    from evalrank.active.interval import weighted_interval
+
+    one, _ = pool_from_trec(files / "run", files / "probs", costs=files / "costs")
+    p = plan(one, budget=15, measure="err", seed=1)
+    labels = np.random.default_rng(3).integers(0, 3, one.probs.shape[0])
+    v = query_losses(labels, one.offsets, one.order_a, "err", 3)
+    h = v[p.draws] - p.f[p.draws] + p.settings["f_pool"]
+    auto = estimate(p, one, labels)
+    assert auto["estimator"] == "hajek" and auto == estimate(p, one, labels, estimator="hajek")
+    ref = weighted_interval(p.weights, h)
+    res = estimate(p, one, labels, estimator="hajek", interval="t")
+    assert (res["estimate"], res["ci_low"], res["ci_high"]) == pytest.approx((ref["estimate"], ref["ci_low"],
+                                                                              ref["ci_high"]), rel=1e-12)
+    est = ref["estimate"]
+    psi = est + p.weights * (h - est) / p.weights.mean()
+    cs = asymptotic_cs(psi, t_star=int(p.settings["t_star"]), var_floor=predicted_term_variance(p.q, p.var))
+    assert auto["estimate"] == pytest.approx(est, rel=1e-12)
+    assert (auto["ci_low"], auto["ci_high"]) == pytest.approx((est - cs["half"][-1], est + cs["half"][-1]), rel=1e-12)
+    assert estimate(p, one, labels, interval="betting")["estimator"] == "aipw"
+    with pytest.raises(ValueError, match="betting interval needs the aipw estimator"):
+        estimate(p, one, labels, estimator="hajek", interval="betting")
+    with pytest.raises(ValueError, match="estimator must be one of"):
+        estimate(p, one, labels, estimator="mean")
+    two, _ = pool_from_trec(files / "run", files / "probs", run_b=files / "runb")
+    p2 = plan(two, budget=10, measure="err")
+    assert estimate(p2, two, labels[:two.probs.shape[0]])["estimator"] == "aipw"
+
+
 def test_a_campaign_continued_to_the_whole_pool_reports_its_earlier_rounds(files):
     d = files
     path = make_plan(d)

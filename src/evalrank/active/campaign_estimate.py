@@ -179,10 +179,12 @@ def _per_round(p: Plan, rows) -> list[dict]:
                                                                                 rows))]
 
 
-def estimate(p: Plan, rankings, labels, *, estimator: str = "aipw", interval: str = "cs",
+def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: str = "cs",
              level: float = 0.95) -> dict:
     """The estimate and its interval from the labels of the planned queries
-    (:func:`estimate_from_draws`; ``estimator`` aipw or eq6, ``interval`` cs, t or betting).
+    (:func:`estimate_from_draws`; ``estimator`` auto, aipw, hajek or eq6, ``interval`` cs, t or
+    betting). ``auto``: :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker,
+    aipw for a difference), aipw with the betting interval (it needs i.i.d. terms).
 
     ``rankings``: the rankers' orders of the pool's documents (:class:`Rankings`, or the
     :class:`Pool` the plan was made from); ``labels``: int grade per pool document, ``-1`` where
@@ -195,11 +197,17 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "aipw", interval: st
 
     if not (isinstance(level, float) and 0.0 < level < 1.0):
         raise ValueError(f"level must be a float in (0, 1), got {level!r}")
-    if estimator == "eq6" and interval == "betting":
+    from evalrank.active.estimators import ESTIMATORS, default_estimator
+
+    if estimator not in ("auto", *ESTIMATORS):
+        raise ValueError(f"estimator must be one of {['auto', *ESTIMATORS]}, got {estimator!r}")
+    if estimator != "auto" and estimator != "aipw" and interval == "betting":
         raise ValueError("the betting interval needs the aipw estimator (i.i.d. terms in a known range)")
     if isinstance(rankings, Pool):
         rankings = rankings.rankings
     _check_rankings(p, rankings)
+    if estimator == "auto":
+        estimator = "aipw" if interval == "betting" else default_estimator(bool(rankings.difference))
     values = _values(p, rankings, labels)
     s = p.settings
     need = p.labelled
@@ -261,11 +269,12 @@ def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: s
 
     ``weights`` ``w_j = p / q``, ``values`` ``L_j`` (or the difference), ``f_draws`` the label
     model's expected measure of each drawn query and ``f_pool`` its pool mean
-    (:mod:`evalrank.active.estimators`). ``estimator``: ``aipw`` (default) or ``eq6``;
+    (:mod:`evalrank.active.estimators`). ``estimator``: ``aipw``, ``hajek`` (eq. 6 on the residual
+    values ``L - f + f_pool``, with eq. 6's intervals) or ``eq6``;
     ``interval``: ``cs`` (the asymptotic confidence sequence, valid at every look,
     :func:`evalrank.active.confseq.asymptotic_cs`, tuned at ``t_star`` draws, with the few-draws
     floor ``var_floor``), ``t`` (Student's t: valid once, at a budget fixed in advance, no
-    peeking; for eq6 the delta-method interval of :mod:`evalrank.active.interval`) or ``betting``
+    peeking; for eq6 and hajek the delta-method interval of :mod:`evalrank.active.interval`) or ``betting``
     (exact, for terms within ``bounds = (lo, hi)``; aipw only). ``rounds``: the draw counts at
     which earlier rounds ended; the interval is reported there too (``rounds`` rows, the last row
     the whole campaign). ``exact``: every pool query labelled, the estimate is the pool's value
@@ -275,7 +284,7 @@ def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: s
     ``rounds`` (a list of ``{draws, estimate, ci_low, ci_high}``).
     """
     from evalrank.active import confseq
-    from evalrank.active.estimators import ESTIMATORS, aipw_terms
+    from evalrank.active.estimators import ESTIMATORS, aipw_terms, hajek_values
     from evalrank.active.interval import half_width, weighted_interval
 
     if estimator not in ESTIMATORS:
@@ -294,9 +303,11 @@ def estimate_from_draws(weights, values, f_draws, f_pool: float, *, estimator: s
         est = float(v.mean())
         rows = [{"draws": e, "estimate": est, "ci_low": est, "ci_high": est} for e in ends]
         return {**base, "estimate": est, "stderr": 0.0, "ci_low": est, "ci_high": est, "rounds": rows}
-    if estimator == "eq6":
+    if estimator in ("eq6", "hajek"):
         if interval == "betting":
             raise ValueError("the betting interval needs the aipw estimator (i.i.d. terms in a known range)")
+        if estimator == "hajek":
+            v = hajek_values(v, f_draws, f_pool)
         rows = []
         for e in ends:
             r = weighted_interval(w[:e], v[:e], level=float(level))

@@ -207,8 +207,9 @@ def add_parsers(sub) -> None:
                    help="extend this earlier plan by --budget; it needs no other input (default: a new plan)")
     p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
     e = add_command(act, "estimate", cmd_active_estimate, "estimate the measure (or a difference) with an interval",
-                    description="Estimate from the labels of a plan's queries: the AIPW estimator (or eq. 6 of\n"
-                                "Sawade et al. 2012) with a confidence sequence -- valid at every look, so you may\n"
+                    description="Estimate from the labels of a plan's queries: the label model's prediction plus\n"
+                                "importance-weighted residuals (AIPW; Hajek-normalized for one ranker) or eq. 6 of\n"
+                                "Sawade et al. 2012, with a confidence sequence -- valid at every look, so you may\n"
                                 "estimate after each round and stop when it is narrow enough -- the interval after\n"
                                 "every round, and a check of the label model (the variance it predicted vs the\n"
                                 "squared errors labelling revealed). Needs only the plan, the qrels and the run(s).\n"
@@ -218,9 +219,11 @@ def add_parsers(sub) -> None:
     e.add_argument("--plan", required=True, help="the plan of 'active plan'")
     e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
     _run_inputs(e, plan=False)
-    e.add_argument("--estimator", choices=["aipw", "eq6"], default="aipw",
-                   help="aipw: the label model's prediction plus importance-weighted residuals (unbiased); eq6: "
-                        "Sawade et al.'s self-normalized mean (the paper's)")
+    e.add_argument("--estimator", choices=["auto", "aipw", "hajek", "eq6"], default="auto",
+                   help="auto: hajek for one ranker, aipw for a difference of two (what the coverage study measured "
+                        "most precise); aipw: the label model's prediction plus importance-weighted residuals "
+                        "(unbiased); hajek: the same with the weights normalized to sum to 1; eq6: Sawade et al.'s "
+                        "self-normalized mean (the paper's)")
     e.add_argument("--interval", choices=["cs", "t", "betting"], default="cs",
                    help="cs: confidence sequence, valid at every look; t: Student's t, valid once at a budget fixed "
                         "in advance; betting: exact confidence sequence for bounded terms (aipw only)")

@@ -175,13 +175,15 @@ def test_requires_are_active_outputs(rel):
 def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.98, n=2000, today_sim=0.55):
     """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination."""
     from evalrank.active.campaign import DEFAULT_EPSILON
+    from evalrank.active.estimators import default_estimator
     from evalrank.papers.sawade2012.campaignstudy import COMBOS
 
     rows = []
     for exp, quantity in (("fig1_rf", "ranker"), ("fig3_index_update", "difference")):
         for eps in (0.0, DEFAULT_EPSILON):
             for est, interval in COMBOS:
-                default = eps == DEFAULT_EPSILON and (est, interval) == COMBOS[0]
+                default = eps == DEFAULT_EPSILON and (est, interval) == (default_estimator(quantity == "difference"),
+                                                                         "cs")
                 for b in (10, 20, 50, 200):
                     is_today = eps == 0.0 and (est, interval) == ("eq6", "t")
                     c = cov if default else (0.9 if is_today else 0.99)

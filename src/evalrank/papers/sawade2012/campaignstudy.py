@@ -8,7 +8,8 @@ the costs, q*) and records, for every combination of
 * the floor under q*: ``q = defensive(q*, epsilon)`` (:func:`evalrank.active.sampling.defensive`)
   for each ``epsilon`` of the study (0 is q* itself, what the paper's experiments and the tool
   before the floor used);
-* the estimator: ``aipw`` (the tool's default) or ``eq6`` (Sawade's), :mod:`evalrank.active.estimators`;
+* the estimator: ``aipw``, ``hajek`` (the tool's defaults for a difference and for one ranker) or
+  ``eq6`` (Sawade's), :mod:`evalrank.active.estimators`;
 * the interval: ``cs`` (the asymptotic confidence sequence, :mod:`evalrank.active.confseq`) or
   ``t`` (Student's t, valid once at a budget fixed in advance),
 
@@ -36,8 +37,9 @@ from evalrank.seeds import stream_rngs
 
 __all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
 
-#: (estimator, interval) pairs of the study; the first is the tool's default
-COMBOS = (("aipw", "cs"), ("eq6", "t"), ("aipw", "t"), ("eq6", "cs"))
+#: (estimator, interval) pairs of the study; the tool's default is the confidence sequence with
+#: :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker, aipw for a difference)
+COMBOS = (("aipw", "cs"), ("eq6", "t"), ("aipw", "t"), ("eq6", "cs"), ("hajek", "cs"))
 #: per (campaign, budget) arrays kept for each combination
 STATS = ("estimate", "low", "high", "miss_at", "miss_since")
 
@@ -216,10 +218,16 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         est_6, se_6, half_6 = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Ld, ww, ww * Ld, ww * Ld * Ld)),
                                                  t, level=level)
         floor_6 = predicted_term_variance(q, v, f)
+        # Hajek-normalized AIPW: eq. 6 on the residual values L - f + f_pool
+        Lh = Ld - fd + fbar
+        est_h, se_h, _ = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Lh, ww, ww * Lh, ww * Lh * Lh)),
+                                            t, level=level)
         factors = (mixture_margin(t, rho2, alpha), small_sample_factor(t, alpha))  # both sequences' boundary
         for est_name, interval in COMBOS:
             if est_name == "aipw":
                 est, var_term, floor = mean_a, s2_a, floor_a
+            elif est_name == "hajek":
+                est, var_term, floor = est_h, se_h ** 2 * t, floor_a
             else:
                 est, var_term, floor = est_6, se_6 ** 2 * t, floor_6
             if interval == "cs":

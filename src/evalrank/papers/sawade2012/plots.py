@@ -515,7 +515,8 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
     column per experiment of ``experiments``, two rows per measure -- the share of campaigns whose
     interval covers the truth at each budget, and the share whose interval covers it at *every*
     look after every draw from that budget to the largest one (simultaneous). Two lines each: the
-    tool's default (AIPW, confidence sequence, the default floor) and the tool before it (eq. 6
+    tool's default (AIPW -- Hajek-normalized for one ranker --, confidence sequence, the default
+    floor) and the tool before it (eq. 6
     with Student's t on q*, epsilon 0). Returns the paths written."""
     import matplotlib.pyplot as plt
 
@@ -532,7 +533,7 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
         raise ValueError(f"experiments: no rows of the tool's default for {missing}")
     measures = [m for m in ("err", "dcg") if (default["measure"] == m).any()]
     measures += sorted(set(default["measure"]) - set(measures))
-    lines = [("AIPW + confidence sequence (default)", default, "#0072B2", "-", "o"),
+    lines = [("default: AIPW (Hájek for one ranker) + confidence sequence", default, "#0072B2", "-", "o"),
              ("eq. 6 + t on q* (before)", today, "#D55E00", "--", "s")]
     logx = _use_log_x(table["budget"].to_numpy(dtype=np.float64), None)
     rows = [(m, col) for m in measures for col in ("coverage", "simultaneous")]

@@ -332,13 +332,15 @@ def campaign_table(setup_paths, shard_paths):
     largest importance weight under that epsilon and ``offset_share`` the share of an AIPW term's
     variance due to the label model's mean missing the pool's
     (:func:`evalrank.papers.sawade2012.campaignstudy.offset_share`; both mean over folds); ``default`` marks the tool's
-    defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, aipw, cs). Ratios against the
+    defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
+    :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a difference). Ratios against the
     same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
     and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
     ``rmse_vs_today``). Empty when the shards hold no campaigns."""
     import pandas as pd
 
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
+    from evalrank.active.estimators import default_estimator
     from evalrank.papers.sawade2012.campaignstudy import COMBOS
 
     setups, order = _setups(setup_paths)
@@ -348,6 +350,8 @@ def campaign_table(setup_paths, shard_paths):
     rows = []
     for exp in order:
         meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
+        quantity = "ranker" if meta0["kind"] == "estimate" else "difference"
+        default = (default_estimator(quantity == "difference"), "cs")
         for m in meta0["measures"]:
             if (exp, m, 0, *COMBOS[0]) not in acc:
                 continue
@@ -363,11 +367,11 @@ def campaign_table(setup_paths, shard_paths):
                     def ratio(a, ref):
                         return float(a[j] / ref[j]) if ref is not None and ref[j] > 0 else float("nan")
                     rows.append({
-                        "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
+                        "experiment": exp, "quantity": quantity,
                         "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
                         "offset_share": float(np.mean(offsets[(exp, m, ei)])),
                         "estimator": est, "interval": interval,
-                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == COMBOS[0]),
+                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == default),
                         "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
                         "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
                         "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
