@@ -1,6 +1,7 @@
 """Sawade et al. (2012) findings (evalrank.papers.sawade2012.findings) on small crafted tables: the numbers
 shown are the CSV's, verdicts flip at their tolerances, missing parts give 'not tested'."""
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -228,6 +229,21 @@ def test_campaign_findings_read_the_study_and_flip_at_their_targets(tmp_path):
         out = _write(tmp_path / sub)
         t.to_csv(tmp_path / sub / "active" / "campaign_coverage.csv", index=False)
         assert text in _by(sawade.findings(out), "width at Λ = 200").ours
+    # a label model that is no useful control variate (measured large-sample variance >= eq. 6's) is named as the cause
+    t = _campaign(rmse=1.03)
+    t["first_order_vs_eq6"] = np.where(t["experiment"] == "fig1_rf", 1.08, 0.8)
+    out = _write(tmp_path / "j")
+    t.to_csv(tmp_path / "j" / "active" / "campaign_coverage.csv", index=False)
+    w = _by(sawade.findings(out), "width at Λ = 200")
+    assert "no useful control variate" in w.ours and "1.08× eq. 6's (`fig1_rf` ERR)" in w.ours
+    # without Λ = 200 the RMSE is still judged: at best partly, and not reproduced above 1.0
+    for sub, rmse, verdict in (("k", 0.98, "partly"), ("l", 1.03, "not reproduced")):
+        t = _campaign(rmse=rmse)
+        t = t[t["budget"] != 200]
+        out = _write(tmp_path / sub)
+        t.to_csv(tmp_path / sub / "active" / "campaign_coverage.csv", index=False)
+        w = _by(sawade.findings(out), "width at Λ = 200")
+        assert w.verdict == verdict and "width not checked" in w.ours and "RMSE" in w.ours
     # too few campaigns to resolve 97 % from 95 %: not tested, with the reason
     few = _by(_campaign_items(tmp_path / "g", n=40), "in all cells")
     assert few.verdict == "not tested" and "40 campaigns" in few.reason

@@ -35,7 +35,8 @@ from evalrank.active.estimate import default_max_draws, query_cdf
 from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table
 from evalrank.seeds import stream_rngs
 
-__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "in_campaign_study"]
+__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "first_order_ratio",
+           "in_campaign_study"]
 
 #: (estimator, interval) pairs of the study; the tool's default is the confidence sequence with
 #: :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker, aipw for a difference)
@@ -148,6 +149,30 @@ def offset_share(q, values, f) -> float:
     delta = R - f.mean()
     part = delta * delta * float(np.sum(q[ok] * (w[ok] - 1.0) ** 2))
     return part / var if var > 0 else 0.0
+
+
+def first_order_ratio(q, values, f, estimator: str) -> float:
+    """An estimator's large-sample variance under ``q`` over eq. 6's, exactly over the pool: the
+    variance of its (linearized) term, ``w (L - f) - (R - f_pool)`` for ``aipw``,
+    ``w (L - f - (R - f_pool))`` for ``hajek`` and ``w (L - R)`` for ``eq6``. Above 1 the label
+    model's means are no useful control variate for this pool (its errors ``L - f`` vary more,
+    weighted, than the values around their mean): no number of draws makes the estimator beat
+    eq. 6 there."""
+    q = np.asarray(q, dtype=np.float64)
+    L = np.asarray(values, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    if estimator not in ("aipw", "hajek", "eq6"):
+        raise ValueError(f"estimator must be aipw, hajek or eq6, got {estimator!r}")
+    m = q.size
+    ok = q > 0
+    w = 1.0 / (m * q[ok])
+    R = L.mean()
+    off = R - f.mean()
+    L, f, q = L[ok], f[ok], q[ok]
+    ref = float(np.sum(q * (w * (L - R)) ** 2))
+    term = {"aipw": w * (L - f) - off, "hajek": w * (L - f - off), "eq6": w * (L - R)}[estimator]
+    var = float(np.sum(q * term * term))
+    return var / ref if ref > 0 else (0.0 if var == 0 else float("inf"))
 
 
 def _misses(miss, counts):

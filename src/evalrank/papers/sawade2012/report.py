@@ -317,7 +317,7 @@ def _corr(a, b) -> float:
 
 
 CAMPAIGN_COLUMNS = ["experiment", "quantity", "measure", "epsilon", "max_weight", "offset_share", "estimator",
-                    "interval", "default",
+                    "interval", "default", "first_order_vs_eq6",
                     "budget", "campaigns", "coverage", "simultaneous", "mean_width", "width_vs_today", "rmse",
                     "rmse_vs_eq6", "rmse_vs_today", "bias", "mean_draws"]
 
@@ -331,7 +331,10 @@ def campaign_table(setup_paths, shard_paths):
     ``mean_width``, ``rmse`` and ``bias`` of the estimate, ``mean_draws``; ``max_weight`` the
     largest importance weight under that epsilon and ``offset_share`` the share of an AIPW term's
     variance due to the label model's mean missing the pool's
-    (:func:`evalrank.papers.sawade2012.campaignstudy.offset_share`; both mean over folds); ``default`` marks the tool's
+    (:func:`evalrank.papers.sawade2012.campaignstudy.offset_share`; both mean over folds);
+    ``first_order_vs_eq6`` the estimator's large-sample variance over eq. 6's, exact over each
+    fold's pool (:func:`evalrank.papers.sawade2012.campaignstudy.first_order_ratio`, mean over
+    folds: above 1 the label model is no useful control variate there); ``default`` marks the tool's
     defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
     :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a difference). Ratios against the
     same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
@@ -341,7 +344,8 @@ def campaign_table(setup_paths, shard_paths):
 
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
     from evalrank.active.estimators import default_estimator
-    from evalrank.papers.sawade2012.campaignstudy import COMBOS
+    from evalrank.active.sampling import defensive
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS, first_order_ratio
 
     setups, order = _setups(setup_paths)
     acc, budgets, epsilons, weights, offsets = _campaign_parts(setups, shard_paths)
@@ -359,6 +363,10 @@ def campaign_table(setup_paths, shard_paths):
             for ei in range(len(epsilons)):
                 for est, interval in COMBOS:
                     cells[(ei, est, interval)] = _campaign_cell(acc[(exp, m, ei, est, interval)])
+            first = {(ei, est): float(np.mean([
+                first_order_ratio(defensive(s[f"q_{m}_active"], float(eps)), s[f"values_{m}"], s[f"pred_mean_{m}"], est)
+                for (e, _), (_, s) in setups.items() if e == exp])) for ei, eps in enumerate(epsilons.tolist())
+                for est in {e for e, _ in COMBOS}}
             zero = [i for i, e in enumerate(epsilons.tolist()) if e == 0.0]
             today = cells[(zero[0], "eq6", "t")] if zero else None
             for (ei, est, interval), c in cells.items():
@@ -372,6 +380,7 @@ def campaign_table(setup_paths, shard_paths):
                         "offset_share": float(np.mean(offsets[(exp, m, ei)])),
                         "estimator": est, "interval": interval,
                         "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == default),
+                        "first_order_vs_eq6": first[(ei, est)],
                         "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
                         "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
                         "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
