@@ -334,10 +334,10 @@ def campaign_table(setup_paths, shard_paths):
     (:func:`evalrank.papers.sawade2012.campaignstudy.offset_share`; both mean over folds);
     ``first_order_vs_eq6`` the estimator's large-sample variance over eq. 6's, exact over each
     fold's pool (:func:`evalrank.papers.sawade2012.campaignstudy.first_order_ratio`, mean over
-    folds: above 1 the label model is no useful control variate there); ``default`` marks the tool's
-    defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
-    :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a difference). Ratios against the
-    same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
+    folds: above 1 the label model is no useful control variate there); ``default`` marks the
+    tool's defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
+    :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a
+    difference). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
     and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
     ``rmse_vs_today``). Empty when the shards hold no campaigns."""
     import pandas as pd
