@@ -96,3 +96,25 @@ def test_a_failed_job_shows_its_log(tmp_path, capsys):
     assert rc == 1
     assert "FAILED (exit 1)" in out and "rule train_model:" in out and "ValueError: the reason" in out
     assert (tmp_path / "smk.log").read_text().startswith("Error in rule train_model:")
+
+
+def test_the_results_dir_is_the_merged_configs_name(tmp_path, monkeypatch, capsys):
+    """Snakemake merges --configfile's files in order, so the last `name` decides results/<name>/
+    (the log goes there too); `--configfile=FILE` and `--configfiles` count as well."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text("name: first\nseed: 1\n")
+    (tmp_path / "b.yaml").write_text("name: second\n")
+    (tmp_path / "c.yaml").write_text("seed: 2\n")           # no name: the earlier one stays
+    runner = tmp_path / "snakemake"
+    runner.write_text("#!/bin/sh\nexit 0\n")
+    runner.chmod(0o755)
+    for args, name in ((["--configfile", "a.yaml", "b.yaml", "c.yaml", "--cores", "1"], "second"),
+                       (["--configfile=a.yaml", "--cores", "1"], "first"),
+                       (["--configfiles", "b.yaml", "a.yaml"], "first"),
+                       (["--cores", "1"], "synthetic")):
+        assert main(["--snakemake", str(runner), "--", *args]) == 0
+        out = capsys.readouterr().out
+        assert f"-> results/{name}/" in out, (args, out)
+        assert any((tmp_path / "results" / name / "logs").glob("snakemake-*.log")), args
+    assert main(["--snakemake", str(runner), "--", "--configfile", "a.yaml", "b.yaml", "c.yaml"]) == 0
+    assert "a.yaml + b.yaml + c.yaml -> results/second/" in capsys.readouterr().out

@@ -178,10 +178,9 @@ def main(argv=None) -> int:
     p.add_argument("args", nargs=argparse.REMAINDER, help="snakemake's arguments (after --)")
     a = p.parse_args(argv)
     args = [x for x in a.args if x != "--"] if a.args[:1] == ["--"] else a.args
-    config = "config/config.yaml"
-    if "--configfile" in args:
-        config = args[args.index("--configfile") + 1]
-    name = _config_name(config)
+    configs = _config_files(args)
+    config = " + ".join(configs) if configs else "config/config.yaml"
+    name = _config_name(["config/config.yaml", *configs])
     results = Path("results") / name
     log = Path(a.log) if a.log else results / "logs" / f"snakemake-{time.strftime('%Y%m%d-%H%M%S')}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -222,15 +221,38 @@ def main(argv=None) -> int:
     return rc
 
 
-def _config_name(config: str) -> str:
-    """The config's ``name`` (results/<name>/) without importing yaml for the whole config."""
-    try:
-        import yaml
+def _config_files(args) -> list[str]:
+    """The config files of Snakemake's command line, in order: the values after ``--configfile``
+    / ``--configfiles`` (up to the next option) and ``--configfile=FILE``."""
+    out, taking = [], False
+    for x in args:
+        if x in ("--configfile", "--configfiles"):
+            taking = True
+        elif x.startswith(("--configfile=", "--configfiles=")):
+            out.append(x.split("=", 1)[1])
+            taking = False
+        elif taking and not x.startswith("-"):
+            out.append(x)
+        else:
+            taking = False
+    return out
 
-        data = yaml.safe_load(Path(config).read_text()) or {}
-        return str(data.get("name") or "synthetic")
-    except (OSError, ImportError, ValueError, AttributeError):
-        return "synthetic"
+
+def _config_name(configs) -> str:
+    """The ``name`` (results/<name>/) Snakemake's merged config gets from ``configs`` (the
+    Snakefile's default config first, then the command line's files: a later file's ``name``
+    wins), without importing yaml for the whole config; ``synthetic`` where none can be read."""
+    name = None
+    for config in configs:
+        try:
+            import yaml
+
+            data = yaml.safe_load(Path(config).read_text()) or {}
+        except (OSError, ImportError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("name"):
+            name = str(data["name"])
+    return name or "synthetic"
 
 
 if __name__ == "__main__":
