@@ -201,7 +201,7 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: st
 
     if estimator not in ("auto", *ESTIMATORS):
         raise ValueError(f"estimator must be one of {['auto', *ESTIMATORS]}, got {estimator!r}")
-    if estimator != "auto" and estimator != "aipw" and interval == "betting":
+    if estimator in ("hajek", "eq6") and interval == "betting":
         raise ValueError("the betting interval needs the aipw estimator (i.i.d. terms in a known range)")
     if isinstance(rankings, Pool):
         rankings = rankings.rankings

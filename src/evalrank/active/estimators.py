@@ -97,16 +97,21 @@ def _arrays(weights, values, name="values"):
     return w, v
 
 
-def aipw_terms(weights, values, f_draws, f_pool: float) -> np.ndarray:
-    """The per-draw terms ``psi_j = f_pool + w_j (L_j - f(x_j))`` of the AIPW estimator (module
-    docstring); ``f_draws``: the label model's expected measure of each drawn query."""
-    w, v = _arrays(weights, values)
+def _model_means(v: np.ndarray, f_draws, f_pool: float) -> np.ndarray:
+    """``f_draws`` checked against the values ``v``: one finite model mean per draw, ``f_pool`` finite."""
     f = np.asarray(f_draws, dtype=np.float64)
     if f.shape != v.shape:
         raise ValueError(f"f_draws must have one value per draw ({v.size}), got shape {f.shape}")
     if not (np.isfinite(f).all() and np.isfinite(f_pool)):
         raise ValueError("f_draws and f_pool must be finite")
-    return float(f_pool) + w * (v - f)
+    return f
+
+
+def aipw_terms(weights, values, f_draws, f_pool: float) -> np.ndarray:
+    """The per-draw terms ``psi_j = f_pool + w_j (L_j - f(x_j))`` of the AIPW estimator (module
+    docstring); ``f_draws``: the label model's expected measure of each drawn query."""
+    w, v = _arrays(weights, values)
+    return float(f_pool) + w * (v - _model_means(v, f_draws, f_pool))
 
 
 def aipw(weights, values, f_draws, f_pool: float) -> float:
@@ -117,12 +122,7 @@ def aipw(weights, values, f_draws, f_pool: float) -> float:
 def hajek_values(values, f_draws, f_pool: float) -> np.ndarray:
     """The residual values ``L - f + f_pool`` whose eq. 6 is the Hajek-normalized AIPW."""
     v = np.asarray(values, dtype=np.float64)
-    f = np.asarray(f_draws, dtype=np.float64)
-    if f.shape != v.shape:
-        raise ValueError(f"f_draws must have one value per draw ({v.size}), got shape {f.shape}")
-    if not (np.isfinite(f).all() and np.isfinite(f_pool)):
-        raise ValueError("f_draws and f_pool must be finite")
-    return v - f + float(f_pool)
+    return v - _model_means(v, f_draws, f_pool) + float(f_pool)
 
 
 def hajek(weights, values, f_draws, f_pool: float) -> float:

@@ -161,8 +161,10 @@ def first_order_ratio(q, values, f, estimator: str) -> float:
     q = np.asarray(q, dtype=np.float64)
     L = np.asarray(values, dtype=np.float64)
     f = np.asarray(f, dtype=np.float64)
-    if estimator not in ("aipw", "hajek", "eq6"):
-        raise ValueError(f"estimator must be aipw, hajek or eq6, got {estimator!r}")
+    from evalrank.active.estimators import ESTIMATORS
+
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {estimator!r}")
     m = q.size
     ok = q > 0
     w = 1.0 / (m * q[ok])
@@ -199,6 +201,7 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     from evalrank.active.campaign_estimate import predicted_term_variance
     from evalrank.active.confseq import (BOUNDARY_ALPHA_SHARE, best_rho2, cs_half_width, mixture_margin,
                                          small_sample_factor)
+    from evalrank.active.estimators import hajek_values
     from evalrank.active.interval import half_width, interval_from_sums
     from evalrank.active.sampling import defensive, max_weight
 
@@ -240,13 +243,15 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
         floor_a = predicted_term_variance(q, v)
         # eq. 6 and its delta-method standard error after every draw, from the running sums
         ww = w * w
-        est_6, se_6, half_6 = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Ld, ww, ww * Ld, ww * Ld * Ld)),
-                                                 t, level=level)
+        sw, sww = np.cumsum(w, axis=1), np.cumsum(ww, axis=1)
+
+        def running_eq6(x):   # eq. 6 of values x and its standard error after every draw
+            return interval_from_sums(sw, np.cumsum(w * x, axis=1), sww, np.cumsum(ww * x, axis=1),
+                                      np.cumsum(ww * x * x, axis=1), t, level=level)
+
+        est_6, se_6, half_6 = running_eq6(Ld)
         floor_6 = predicted_term_variance(q, v, f)
-        # Hajek-normalized AIPW: eq. 6 on the residual values L - f + f_pool
-        Lh = Ld - fd + fbar
-        est_h, se_h, _ = interval_from_sums(*(np.cumsum(x, axis=1) for x in (w, w * Lh, ww, ww * Lh, ww * Lh * Lh)),
-                                            t, level=level)
+        est_h, se_h, _ = running_eq6(hajek_values(Ld, fd, fbar))   # Hajek: eq. 6 on L - f + f_pool
         factors = (mixture_margin(t, rho2, alpha), small_sample_factor(t, alpha))  # both sequences' boundary
         for est_name, interval in COMBOS:
             if est_name == "aipw":

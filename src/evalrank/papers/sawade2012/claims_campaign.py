@@ -141,14 +141,12 @@ def _campaign_width(d, n: int) -> Finding:
     wb = d[d["budget"] == WIDTH_BUDGET]
     has_w = not (wb.empty or wb["width_vs_today"].isna().all())
     wr = d.loc[d["rmse_vs_eq6"].idxmax()]
-    parts = []
     if has_w:
         ww = wb.loc[wb["width_vs_today"].idxmax()]
-        parts.append(f"width {fmt(wb['width_vs_today'].min(), 3)}–{fmt(ww['width_vs_today'], 3)}× (widest "
-                     f"{_cell_name(ww)})")
+        ours = f"width {fmt(wb['width_vs_today'].min(), 3)}–{fmt(ww['width_vs_today'], 3)}× (widest {_cell_name(ww)})"
     else:
-        parts.append(f"width not checked (no Λ = {WIDTH_BUDGET} or no epsilon-0 reference in the study)")
-    ours = ", ".join(parts) + (
+        ours = f"width not checked (no Λ = {WIDTH_BUDGET} or no epsilon-0 reference in the study)"
+    ours += (
         f"; RMSE {fmt(d['rmse_vs_eq6'].min(), 3)}–{fmt(wr['rmse_vs_eq6'], 3)}× eq. 6's on the "
         f"same draws (highest {_cell_name(wr)}, Λ = {fmt(wr['budget'])})")
     if d["rmse_vs_today"].notna().any():

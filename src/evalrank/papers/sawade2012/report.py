@@ -337,13 +337,13 @@ def campaign_table(setup_paths, shard_paths):
     folds: above 1 the label model is no useful control variate there); ``default`` marks the
     tool's defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
     :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a
-    difference). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and against today's tool before the floor
-    and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
+    difference). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and
+    against today's tool before the floor and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
     ``rmse_vs_today``). Empty when the shards hold no campaigns."""
     import pandas as pd
 
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
-    from evalrank.active.estimators import default_estimator
+    from evalrank.active.estimators import ESTIMATORS, default_estimator
     from evalrank.active.sampling import defensive
     from evalrank.papers.sawade2012.campaignstudy import COMBOS, first_order_ratio
 
@@ -363,10 +363,14 @@ def campaign_table(setup_paths, shard_paths):
             for ei in range(len(epsilons)):
                 for est, interval in COMBOS:
                     cells[(ei, est, interval)] = _campaign_cell(acc[(exp, m, ei, est, interval)])
-            first = {(ei, est): float(np.mean([
-                first_order_ratio(defensive(s[f"q_{m}_active"], float(eps)), s[f"values_{m}"], s[f"pred_mean_{m}"], est)
-                for (e, _), (_, s) in setups.items() if e == exp])) for ei, eps in enumerate(epsilons.tolist())
-                for est in {e for e, _ in COMBOS}}
+            first = defaultdict(list)   # (epsilon index, estimator) -> each fold's ratio
+            for (e, _), (_, s) in setups.items():
+                if e != exp:
+                    continue
+                for ei, eps in enumerate(epsilons.tolist()):
+                    q = defensive(s[f"q_{m}_active"], float(eps))
+                    for est in ESTIMATORS:
+                        first[(ei, est)].append(first_order_ratio(q, s[f"values_{m}"], s[f"pred_mean_{m}"], est))
             zero = [i for i, e in enumerate(epsilons.tolist()) if e == 0.0]
             today = cells[(zero[0], "eq6", "t")] if zero else None
             for (ei, est, interval), c in cells.items():
@@ -380,7 +384,7 @@ def campaign_table(setup_paths, shard_paths):
                         "offset_share": float(np.mean(offsets[(exp, m, ei)])),
                         "estimator": est, "interval": interval,
                         "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == default),
-                        "first_order_vs_eq6": first[(ei, est)],
+                        "first_order_vs_eq6": float(np.mean(first[(ei, est)])),
                         "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
                         "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
                         "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
