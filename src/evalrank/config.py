@@ -344,12 +344,42 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
     blocks here, each paper's section in its ``checks`` module (:data:`SECTION_CHECKS`)."""
     import importlib
 
-    problems = _dataset_checks("dataset", config["dataset"])
+    problems = _dataset_checks("dataset", config["dataset"]) + _params_from_checks(config["models"])
     learn_ds = config["dincer2016"]["learning"]["dataset"]
     if learn_ds is not None:
         problems += _dataset_checks("dincer2016.learning.dataset", learn_ds)
     for name in SECTION_CHECKS:
         problems += importlib.import_module(name).config_problems(config)
+    return problems
+
+
+def _params_from_checks(models: dict) -> list[tuple[str, str]]:
+    """``models.params_from``: each model takes the tuning of another trained model that searches
+    its own grid, for keys that model has (:func:`evalrank.papers.common.modelstage.grid_from_tuned`)."""
+    problems = []
+    names, grids = models["names"], models["grids"]
+    for model, source in models["params_from"].items():
+        key = f"models.params_from.{model}"
+        searched = [k for k, values in grids.get(model, {}).items() if len(values) > 1]
+        if model not in names:
+            problems.append((key, f"{model} is not in models.names {names}"))
+        elif source not in names:
+            problems.append((key, f"{source} is not in models.names {names}: its tuning would not be trained"))
+        elif source == model:
+            problems.append((key, f"{model} would take its own tuning; leave it out to search its grid"))
+        elif source in models["params_from"]:
+            problems.append((key, f"{source} takes its tuning from {models['params_from'][source]} itself: "
+                                  "name a model that searches its own grid"))
+        elif not searched:
+            problems.append((key, f"models.grids.{model} searches no key (none has several values): nothing to take "
+                                  f"from {source}"))
+        else:
+            from evalrank.models.zoo import MODELS
+
+            foreign = [k for k in searched if k not in MODELS[source].param_names]
+            if foreign:
+                problems.append((key, f"{source} has no hyperparameter {', '.join(foreign)} that models.grids.{model} "
+                                      "searches"))
     return problems
 
 

@@ -136,3 +136,21 @@ def test_config_values_reach_commands_one_way(smk):
         names = {m.group(1) for line in block if (m := re.match(rf"^\s{{{depth + 4}}}(\w+)=", line))}
         assert names <= PARAMS_NAMES, f"{smk.name}: params {sorted(names - PARAMS_NAMES)}; render them with flags()"
     assert "json.dumps" not in text and '" ".join' not in text, f"{smk.name}: render values with flags()"
+
+
+def test_a_model_that_takes_anothers_tuning_trains_after_it(tmp_path):
+    """models.params_from (config/paper.yaml: the ordinal forest takes the random forest's tuning):
+    its training job reads the other model's file and passes it as --params-from."""
+    pytest.importorskip("snakemake")
+    cfg = yaml.safe_load((CONFIGS / "paper.yaml").read_text())
+    assert cfg["models"]["params_from"] == {"ordinal_rf": "rf"}
+    out = snakemake(tmp_path, "-n", "-p", "results/mslr-web30k/fold2/models/ordinal_rf.pkl",
+                    "results/mslr-web30k/fold2/models/rf.pkl", configs=[CONFIGS / "paper.yaml"])
+    text = out.stdout + out.stderr
+    commands = [line for line in text.splitlines() if "stage train " in line]
+    ordinal = [c for c in commands if "--model ordinal_rf" in c]
+    assert len(commands) == 2 and len(ordinal) == 1, text[-3000:]
+    assert "--params-from results/mslr-web30k/fold2/models/rf.pkl" in ordinal[0]
+    assert text.index("--model rf ") < text.index("--model ordinal_rf")
+    rf = [c for c in commands if "--model rf " in c][0]
+    assert "--params-from" not in rf

@@ -100,6 +100,13 @@ def train_options(model, tuned=None):
                  n_grades=DS["max_grade"] + 1, seed=config["seed"])
 
 
+def tuning_source(fold, model):
+    """train_model's input: the fitted model of models.params_from whose tuning ``model`` takes
+    (then it searches no grid of its own), or [] (it searches its grid)."""
+    source = config["models"]["params_from"].get(model)
+    return f"{RESULTS}/fold{fold}/models/{source}.pkl" if source else []
+
+
 def in_report(path, caption, category, subcategory=None):
     """An output marked for `snakemake --report`: its caption workflow/report/<caption> (one per
     figure), the stage's category, and the subcategory Tables (.csv) or Figures unless given."""

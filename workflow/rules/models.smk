@@ -30,11 +30,13 @@ rule train_model:
     input:
         train=f"{RESULTS}/fold{{fold}}/train.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
+        tuned=lambda w: tuning_source(w.fold, w.model),
     output:
         model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
         tuning=f"{RESULTS}/fold{{fold}}/models/{{model}}.tuning.csv",
     params:
-        opts=lambda w: train_options(w.model),  # train_sized (sawade2012.smk): rf, --params-from its tuned model
+        # models.params_from: --params-from the model whose tuning it takes; train_sized (sawade2012.smk): rf's own
+        opts=lambda w, input: train_options(w.model, tuned=input.tuned or None),
     log:
         f"{LOGS}/train/fold{{fold}}_{{model}}.log",
     benchmark:

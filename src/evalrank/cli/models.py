@@ -72,8 +72,9 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--vali", required=True, help="the validation half (.npz)")
     s.add_argument("--grid", required=True, help="JSON object: hyperparameter -> list of values (models.grids.<model>; "
                                                  "{} = the learner's defaults, no search)")
-    s.add_argument("--params-from", help="a fitted model (skops file, .pkl) of the same learner: use the hyperparameters "
-                                         "it chose for the --grid keys instead of searching the grid (default: search)")
+    s.add_argument("--params-from", help="a fitted model (skops file, .pkl) whose chosen hyperparameters replace the search: "
+                                         "of the same learner, for every --grid key; of another learner (models.params_from), "
+                                         "for the keys the grid searches, its one-value keys kept (default: search)")
     s.add_argument("--n-grades", type=int, required=True, help="relevance grades 0..n-1 (dataset.max_grade + 1)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (models.threads)")

@@ -35,9 +35,42 @@ def test_train_file_tunes_the_grid_and_reuses_another_fits_choice(halves, tmp_pa
                params_from=tmp_path / "rf.pkl", n_grades=5, seed=1, threads=1, output=tmp_path / "again.pkl")
     again = load_model(tmp_path / "again.pkl")
     assert again.best_params_ == first.best_params_ and len(again.tuning_) == 1
-    with pytest.raises(ValueError, match="holds a 'rf' model, not 'ordinal_rf'"):
-        train_file(model="ordinal_rf", train=halves / "train.npz", vali=halves / "vali.npz", grid={},
-                   params_from=tmp_path / "rf.pkl", n_grades=5, seed=1, threads=1, output=tmp_path / "x.pkl")
+
+
+def test_train_file_takes_another_learners_tuning_for_the_searched_keys_only(halves, tmp_path):
+    """models.params_from: the ordinal forest takes the random forest's chosen leaf size and
+    feature share, keeps its own number of trees, and fits exactly the model that its grid,
+    narrowed by hand to those values, gives."""
+    train_file(model="rf", train=halves / "train.npz", vali=halves / "vali.npz",
+               grid={"n_estimators": [4], "min_samples_leaf": [5, 20], "max_features": [0.1, 0.5]}, params_from=None,
+               n_grades=5, seed=1, threads=1, output=tmp_path / "rf.pkl")
+    chosen = load_model(tmp_path / "rf.pkl").best_params_
+    grid = {"n_estimators": [3], "tune_n_estimators": [2], "min_samples_leaf": [1, 5, 20], "max_features": [0.1, 0.5]}
+    train_file(model="ordinal_rf", train=halves / "train.npz", vali=halves / "vali.npz", grid=grid,
+               params_from=tmp_path / "rf.pkl", n_grades=5, seed=1, threads=1, output=tmp_path / "ord.pkl")
+    ordinal = load_model(tmp_path / "ord.pkl")
+    assert len(ordinal.tuning_) == 1
+    assert ordinal.best_params_["n_estimators"] == 3
+    assert {k: ordinal.best_params_[k] for k in ("min_samples_leaf", "max_features")} == \
+        {k: chosen[k] for k in ("min_samples_leaf", "max_features")}
+    by_hand = {"n_estimators": [3], "tune_n_estimators": [2], "min_samples_leaf": [chosen["min_samples_leaf"]],
+               "max_features": [chosen["max_features"]]}
+    train_file(model="ordinal_rf", train=halves / "train.npz", vali=halves / "vali.npz", grid=by_hand,
+               params_from=None, n_grades=5, seed=1, threads=1, output=tmp_path / "hand.pkl")
+    pool = toy_collection(15, 1)
+    np.testing.assert_array_equal(ordinal.score_and_proba(pool.features)[1],
+                                  load_model(tmp_path / "hand.pkl").score_and_proba(pool.features)[1])
+
+
+def test_train_file_refuses_a_tuning_without_the_searched_key(halves, tmp_path):
+    train_file(model="ordered_logit", train=halves / "train.npz", vali=halves / "vali.npz", grid={"alpha": [1.0]},
+               params_from=None, n_grades=5, seed=1, threads=1, output=tmp_path / "ol.pkl")
+    with pytest.raises(ValueError, match=r"--params-from .*ol\.pkl holds a 'ordered_logit' model, which has no "
+                                         r"hyperparameter min_samples_leaf that ordinal_rf's grid searches"):
+        train_file(model="ordinal_rf", train=halves / "train.npz", vali=halves / "vali.npz",
+                   grid={"n_estimators": [3], "min_samples_leaf": [5, 20]}, params_from=tmp_path / "ol.pkl",
+                   n_grades=5, seed=1, threads=1, output=tmp_path / "x.pkl")
+    assert not (tmp_path / "x.pkl").exists()
 
 
 def test_quality_files_rows_are_quality_row_and_the_random_baseline(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["train_file", "predict_file", "quality_files"]
+__all__ = ["train_file", "grid_from_tuned", "predict_file", "quality_files"]
 
 
 def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: int, seed: int, threads: int, output,
@@ -16,7 +16,8 @@ def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: in
     hyperparameters of ``grid`` on the validation half ``vali`` -> ``output`` (the fitted model)
     and, with ``tuning``, the validation grid (CSV). ``params_from``: a fitted model of the same
     learner whose chosen values replace the grid (Sawade et al. Fig. 3's larger training sets reuse
-    the base size's tuning), or None."""
+    the base size's tuning), or of another learner whose chosen values replace the keys this grid
+    searches (:func:`grid_from_tuned`), or None."""
     import time
 
     import pandas as pd
@@ -28,10 +29,7 @@ def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: in
     say = log or (lambda message: None)
     train, vali = Collection.load(train), Collection.load(vali)
     if params_from:
-        tuned = load_model(params_from)
-        if tuned.name != model:
-            raise ValueError(f"--params-from {params_from} holds a {tuned.name!r} model, not {model!r}")
-        grid = {k: [tuned.best_params_[k]] for k in grid}
+        grid = grid_from_tuned(grid, load_model(params_from), model=model, where=f"--params-from {params_from}")
         say(f"hyperparameters of {params_from}: {grid}")
     fitted = make_model(model, n_grades=n_grades)
     t0 = time.perf_counter()
@@ -40,6 +38,28 @@ def train_file(*, model: str, train, vali, grid: dict, params_from, n_grades: in
     save_model(fitted, output)
     if tuning:
         io.write_table(pd.DataFrame(fitted.tuning_), tuning)
+
+
+def grid_from_tuned(grid: dict, tuned, *, model: str, where: str = "params_from") -> dict:
+    """``grid`` with the hyperparameters of the fitted model ``tuned`` in place of a search.
+
+    The same learner as ``model``: every key of ``grid`` takes ``tuned``'s chosen value (Sawade et
+    al. Fig. 3's larger training sets reuse the base size's tuning). Another learner (e.g. the
+    ordinal forest taking the random forest's tuning, ``models.params_from``): the keys ``grid``
+    searches (several values) take ``tuned``'s value and the fixed keys (one value, e.g. the number
+    of trees) stay; ``tuned`` must have chosen each searched key (``ValueError`` naming ``where``)."""
+    if not isinstance(grid, dict):
+        raise TypeError(f"grid must be a dict of parameter -> list of values, got {type(grid).__name__}")
+    chosen = getattr(tuned, "best_params_", None)
+    if chosen is None:
+        raise ValueError(f"{where} holds an unfitted {tuned.name!r} model: no tuned hyperparameters to take")
+    keys = list(grid) if tuned.name == model else [k for k, values in grid.items() if len(values) > 1]
+    missing = [k for k in keys if k not in chosen]
+    if missing:
+        raise ValueError(f"{where} holds a {tuned.name!r} model, which has no hyperparameter {', '.join(missing)} "
+                         f"that {model}'s grid searches; take the tuning of a learner that has "
+                         f"{'it' if len(missing) == 1 else 'them'}")
+    return {**grid, **{k: [chosen[k]] for k in keys}}
 
 
 def predict_file(*, model_file, pool, threads: int, output, log=None) -> None:
