@@ -3,7 +3,7 @@
 
     cd benchmarks && nice ../.venv/bin/python bench_forest_trees.py [--sizes 20000 80000]
         [--trees 500] [--keep 50 100 200 300 500] [--seeds 1 2] [--models rf ordinal_rf]
-        [--max-samples none 0.5] [--out out/forest_trees.md]
+        [--max-samples none 0.5] [--backends sklearn lightgbm] [--out out/forest_trees.md]
 
 A forest's trees are independent draws: the first ``k`` trees of a ``--trees``-tree forest *are*
 a ``k``-tree forest with the same seed (scikit-learn grows tree ``t`` from the ``t``-th random
@@ -24,7 +24,8 @@ equal quality.
 ``--max-samples``: each tree's bootstrap sample as a share of the training rows (scikit-learn's
 ``max_samples``; ``none`` = as many draws as rows, the pipeline's default). Tree building costs
 about in proportion to the distinct rows a tree sees (63 % of the rows with ``none``, 39 % with
-0.5), prediction does not change.
+0.5), prediction does not change. ``--backends``: the forests' ``backend`` (``lightgbm``: LightGBM's
+``rf`` mode with the same in-bag leaf histograms; ``--keep`` then only the full forest).
 """
 
 from __future__ import annotations
@@ -49,7 +50,10 @@ PARAMS = {"max_features": 0.3, "min_samples_leaf": 20}
 
 
 def first_trees(model, k: int):
-    """A copy of the fitted ``rf`` / ``ordinal_rf`` ``model`` that keeps its first ``k`` trees."""
+    """A copy of the fitted ``rf`` / ``ordinal_rf`` ``model`` that keeps its first ``k`` trees
+    (the model itself when it has ``k``: any backend)."""
+    if k == model.best_params_["n_estimators"]:
+        return model
     out = copy.copy(model)
     out.state_ = _cut(model.state_, k)
     return out
@@ -80,6 +84,7 @@ def main():
     ap.add_argument("--models", nargs="+", default=["rf"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--max-samples", nargs="+", default=["none"], help="bootstrap shares to compare (none = the default)")
+    ap.add_argument("--backends", nargs="+", default=["sklearn"], choices=["sklearn", "lightgbm"])
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "out" / "forest_trees.md")
     args = ap.parse_args()
     shares = [None if m.lower() == "none" else float(m) for m in args.max_samples]
@@ -97,26 +102,26 @@ def main():
         f"{' '.join(sys.argv[1:])}`")
     say(f"- Machine: {cpu_model()}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}; "
         f"load average at start {os.getloadavg()[0]:.1f}")
-    say(f"- Settings: {PARAMS}, {args.threads} threads, backend sklearn, in-bag leaf histograms")
+    say(f"- Settings: {PARAMS}, {args.threads} threads, in-bag leaf histograms")
     say()
-    say("| data (training rows) | model | max_samples | seed | trees | log-loss | NDCG@10 | top-label ECE | per-grade ECE (max) "
+    say("| data (training rows) | model | backend | max_samples | seed | trees | log-loss | NDCG@10 | top-label ECE | per-grade ECE (max) "
         "| DCG@10 var. ratio | fit CPU s (all trees) |")
-    say("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    say("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in args.sizes:
         train = synthetic(size, 1)
         for name in args.models:
-            for share in shares:
+            for backend, share in [(b, m) for b in args.backends for m in shares]:
                 for seed in args.seeds:
-                    model = zoo.make_model(name, n_estimators=args.trees, max_samples=share, **PARAMS)
+                    model = zoo.make_model(name, n_estimators=args.trees, max_samples=share, backend=backend, **PARAMS)
                     c0 = time.process_time()
                     model.fit(train, train, grid={}, seed=seed, n_jobs=args.threads)
                     cpu = time.process_time() - c0
                     for k in sorted(set(args.keep)):
-                        if k > args.trees:
+                        if k > args.trees or (backend != "sklearn" and k != args.trees):
                             continue
                         scores, proba = first_trees(model, k).score_and_proba(test.features)
                         q = quality(scores, proba, test)
-                        say(f"| synthetic ({train.n_docs:,}) | {name} | {share or 'none'} | {seed} | {k} | "
+                        say(f"| synthetic ({train.n_docs:,}) | {name} | {backend} | {share or 'none'} | {seed} | {k} | "
                             f"{q['log_loss']:.4f} | {q['ndcg10']:.4f} | {q['top_ece']:.4f} | {q['grade_ece']:.4f} | "
                             f"{q['ratio']:.3f} | {cpu:.0f} |")
     say(f"- Load average at end {os.getloadavg()[0]:.1f}")
