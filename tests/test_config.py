@@ -165,6 +165,7 @@ def test_schema_grid_parameters_are_the_models_parameters():
     grids = schema["$defs"]["model_grids"]["properties"]  # models.grids and busafekete2012.grids both use it
     params = schema["$defs"]["params"]["properties"]  # busafekete2012.params, dincer2016.learning.baseline_params
     assert set(grids) == set(params) == set(MODELS)
+    assert schema["$defs"]["model_name"]["enum"] == list(MODELS)  # models.names, models.params_from, wang2013 rankers
     for name, cls in MODELS.items():
         assert list(grids[name]["properties"]) == list(params[name]["properties"]) == list(cls.param_names), name
         one = {"$defs": schema["$defs"], **params[name]}

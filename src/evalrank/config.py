@@ -356,11 +356,15 @@ def _cross_checks(config: dict) -> list[tuple[str, str]]:
 def _params_from_checks(models: dict) -> list[tuple[str, str]]:
     """``models.params_from``: each model takes the tuning of another trained model that searches
     its own grid, for keys that model has (:func:`evalrank.papers.common.modelstage.grid_from_tuned`)."""
+    if not models["params_from"]:
+        return []
+    from evalrank.models import searched_keys
+
     problems = []
     names, grids = models["names"], models["grids"]
     for model, source in models["params_from"].items():
         key = f"models.params_from.{model}"
-        searched = [k for k, values in grids.get(model, {}).items() if len(values) > 1]
+        searched = searched_keys(grids.get(model))
         if model not in names:
             problems.append((key, f"{model} is not in models.names {names}"))
         elif source not in names:

@@ -61,6 +61,7 @@ __all__ = [
     "RankingModel",
     "FeatureTransform",
     "expand_grid",
+    "searched_keys",
     "check_features",
     "check_collection",
     "check_seed",
@@ -143,6 +144,12 @@ def expand_grid(grid, allowed: Iterable[str]) -> list[dict[str, Any]]:
         if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple)) or len(values) == 0:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
     return [dict(zip(keys, combo)) for combo in itertools.product(*(list(grid[k]) for k in keys))]
+
+
+def searched_keys(grid) -> list[str]:
+    """The keys a ``{name: [values]}`` grid searches: those with several values (a one-value key
+    is a fixed setting)."""
+    return [key for key, values in (grid or {}).items() if len(values) > 1]
 
 
 @contextlib.contextmanager

@@ -53,7 +53,9 @@ def grid_from_tuned(grid: dict, tuned, *, model: str, where: str = "params_from"
     chosen = getattr(tuned, "best_params_", None)
     if chosen is None:
         raise ValueError(f"{where} holds an unfitted {tuned.name!r} model: no tuned hyperparameters to take")
-    keys = list(grid) if tuned.name == model else [k for k, values in grid.items() if len(values) > 1]
+    from evalrank.models import searched_keys
+
+    keys = list(grid) if tuned.name == model else searched_keys(grid)
     missing = [k for k in keys if k not in chosen]
     if missing:
         raise ValueError(f"{where} holds a {tuned.name!r} model, which has no hyperparameter {', '.join(missing)} "
