@@ -191,6 +191,7 @@ def test_backend_parameter():
     for cls in (RandomForestModel, OrdinalForestModel):
         assert "backend" in cls.param_names
         assert "backend" not in cls.default_params()  # left out = sklearn; the tuning table keeps its columns
+        assert "tune_backend" in cls.param_names and "tune_backend" not in cls.default_params()
     assert zoo.make_model("rf").params.get("backend", "sklearn") == "sklearn"
 
 
@@ -199,6 +200,42 @@ def test_backend_checked(toy_split):
     for name in ("rf", "ordinal_rf"):
         with pytest.raises(ValueError, match="backend"):
             zoo.make_model(name, n_estimators=2, backend="xgboost").fit(train, vali, grid={}, seed=0)
+
+
+@pytest.mark.parametrize("name", ["rf", "ordinal_rf"])
+def test_tune_backend_searches_on_one_backend_and_refits_on_the_other(toy_split, name):
+    """tune_backend: the grid is searched by scikit-learn (each point as a direct sklearn fit of it
+    scores it), the winner refit by LightGBM; the kept model equals a direct LightGBM fit of the
+    winner, and taking its tuning (best_params_, as train_sized does) fits one LightGBM point."""
+    train, vali, test = toy_split
+    grid = {"min_samples_leaf": [2, 10], "max_features": [0.5]}
+    fixed = dict(n_estimators=12, tune_n_estimators=4, backend="lightgbm", tune_backend="sklearn")
+    model = zoo.make_model(name, **fixed).fit(train, vali, grid=grid, seed=3)
+    searched = [r for r in model.tuning_ if not r.get("refit")]
+    assert [r["backend"] for r in searched] == ["sklearn", "sklearn"]
+    assert all(r["n_estimators"] == 4 for r in searched)
+    for row in searched:  # each searched point is the sklearn forest of that point with 4 trees
+        alone = zoo.make_model(name, n_estimators=4, max_features=0.5, min_samples_leaf=row["min_samples_leaf"])
+        alone.fit(train, vali, grid={}, seed=3)
+        assert row["vali_ndcg10"] == pytest.approx(alone.best_vali_ndcg10_, abs=1e-12)
+    assert model.tuning_[-1]["refit"] and model.tuning_[-1]["backend"] == "lightgbm"
+    assert model.best_params_["backend"] == "lightgbm" and model.best_params_["n_estimators"] == 12
+    assert "boosters" in (model.state_ if name == "rf" else model.state_["parts"][0])
+    best_leaf = max(searched, key=lambda r: r["vali_ndcg10"])["min_samples_leaf"]
+    direct = zoo.make_model(name, n_estimators=12, backend="lightgbm", max_features=0.5, min_samples_leaf=best_leaf)
+    direct.fit(train, vali, grid={}, seed=3)
+    np.testing.assert_array_equal(model.score(test.features), direct.score(test.features))
+    np.testing.assert_array_equal(model.predict_proba(test.features), direct.predict_proba(test.features))
+    again = zoo.make_model(name).fit(train, vali, grid={k: [v] for k, v in model.best_params_.items()}, seed=3)
+    assert len(again.tuning_) == 1
+    np.testing.assert_array_equal(again.score(test.features), direct.score(test.features))
+
+
+def test_tune_backend_checked(toy_split):
+    train, vali, _ = toy_split
+    with pytest.raises(ValueError, match="tune_backend"):
+        zoo.make_model("rf", n_estimators=2, tune_backend="xgboost").fit(
+            train, vali, grid={"min_samples_leaf": [1, 2]}, seed=0)
 
 
 def test_lightgbm_params_follow_sklearn_counts():

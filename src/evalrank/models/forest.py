@@ -131,26 +131,38 @@ def leaf_histograms(leaves: np.ndarray, labels: np.ndarray, weights: np.ndarray 
 
 def search_with_fewer_trees(params: dict) -> dict:
     """A grid point as searched: with ``tune_n_estimators`` trees when that is set and
-    smaller than ``n_estimators`` (the winner is then refit with all trees by
+    smaller than ``n_estimators``, and grown by ``tune_backend`` when that is set and differs
+    from ``backend`` (the winner is then refit with all trees, by ``backend``, in
     :func:`refit_with_all_trees`). Validation NDCG ranks the capacity settings
     (``max_features``, ``min_samples_leaf``) with a fraction of the trees nearly as it
     does with all of them, at a fraction of the cost: the paper-scale grids search
-    with 100 of 500 trees (config/paper.yaml)."""
+    with 40 of 200 trees (config/paper.yaml). ``tune_backend`` lets a grid whose small
+    leaves suit scikit-learn (LightGBM pays a fixed cost per split) refit its winner, whose
+    leaves are large, on LightGBM (the module docstring's backends)."""
     tune = params.get("tune_n_estimators")
-    if tune is None or tune >= params["n_estimators"]:
-        return params
-    if isinstance(tune, bool) or not isinstance(tune, (int, np.integer)) or tune < 1:
-        raise ValueError(f"tune_n_estimators must be a positive integer or None, got {tune!r}")
-    return dict(params, n_estimators=int(tune), _all_trees=params["n_estimators"])
+    tune_backend = params.get("tune_backend")
+    if tune_backend is not None and tune_backend not in BACKENDS:
+        raise ValueError(f"tune_backend must be one of {list(BACKENDS)} or None, got {tune_backend!r}")
+    out = params
+    if tune is not None and tune < params["n_estimators"]:
+        if isinstance(tune, bool) or not isinstance(tune, (int, np.integer)) or tune < 1:
+            raise ValueError(f"tune_n_estimators must be a positive integer or None, got {tune!r}")
+        out = dict(out, n_estimators=int(tune), _all_trees=params["n_estimators"])
+    refit_backend = check_backend(params)
+    if tune_backend is not None and tune_backend != refit_backend:
+        out = dict(out, backend=tune_backend, _refit_backend=refit_backend)
+    return out
 
 
 def refit_with_all_trees(params: dict) -> dict:
-    """The winning grid point with the full ``n_estimators`` (see :func:`search_with_fewer_trees`)."""
-    if "_all_trees" not in params:
-        return params
-    out = dict(params, n_estimators=params["_all_trees"])
-    del out["_all_trees"]
-    return out
+    """The winning grid point with the full ``n_estimators`` and the refit ``backend`` (see
+    :func:`search_with_fewer_trees`)."""
+    out = dict(params)
+    if "_all_trees" in out:
+        out["n_estimators"] = out.pop("_all_trees")
+    if "_refit_backend" in out:
+        out["backend"] = out.pop("_refit_backend")
+    return out if out != params else params
 
 
 def forest_kwargs(params: dict) -> dict:
@@ -370,15 +382,17 @@ class RandomForestModel(RankingModel):
     ``max_features``, ``min_samples_leaf``, ``max_depth``, ``max_samples``
     (as in scikit-learn's ``RandomForestRegressor``; ``bootstrap`` is always
     on), ``leaf_counts`` (``"inbag"`` or ``"all"``, see module docstring),
-    ``tune_n_estimators`` (:func:`search_with_fewer_trees`) and ``backend``
-    (``"sklearn"`` or ``"lightgbm"``, module docstring). ``backend`` is not among
-    :meth:`default_params`: left out it means ``"sklearn"``, and the tuning table
-    (every parameter a column) stays as it was.
+    ``tune_n_estimators`` (:func:`search_with_fewer_trees`), ``backend``
+    (``"sklearn"`` or ``"lightgbm"``, module docstring) and ``tune_backend`` (the grid
+    search's backend when it differs from the refit's, :func:`search_with_fewer_trees`).
+    ``backend`` and ``tune_backend`` are not among :meth:`default_params`: left out they mean
+    ``"sklearn"`` and "as ``backend``", and the tuning table (every parameter a column) stays
+    as it was.
     """
 
     name = "rf"
     param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples", "leaf_counts",
-                   "tune_n_estimators", "backend")
+                   "tune_n_estimators", "backend", "tune_backend")
 
     @classmethod
     def default_params(cls):

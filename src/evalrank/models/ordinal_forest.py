@@ -73,12 +73,13 @@ class OrdinalForestModel(RankingModel):
     Parameters (tunable): ``n_estimators`` (trees per cumulative forest),
     ``max_features``, ``min_samples_leaf``, ``max_depth``, ``max_samples``,
     ``tune_n_estimators`` (:func:`evalrank.models.forest.search_with_fewer_trees`),
-    ``backend`` (``"sklearn"``, the default when left out, or ``"lightgbm"``; module docstring).
+    ``backend`` (``"sklearn"``, the default when left out, or ``"lightgbm"``; module docstring),
+    ``tune_backend`` (the grid search's backend when it differs, as the random forest's).
     """
 
     name = "ordinal_rf"
     param_names = ("n_estimators", "max_features", "min_samples_leaf", "max_depth", "max_samples", "tune_n_estimators",
-                   "backend")
+                   "backend", "tune_backend")
 
     @classmethod
     def default_params(cls):
