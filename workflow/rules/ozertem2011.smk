@@ -77,7 +77,7 @@ rule clicks_estimate:
         f"{BENCH}/clicks/estimate.tsv"
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=6000,  # peak 3,966 MB at paper scale (benchmarks/RESULTS.md, "Paper scale, re-projected")
         runtime=20,
     shell:
         "python -m evalrank stage clicks-estimate --world {input.world:q} --sessions {input.sessions:q}"
