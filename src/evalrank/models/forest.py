@@ -86,6 +86,9 @@ Backends (``backend``)
     it on held-out data, ``benchmarks/bench_forest.py`` measures both. LightGBM
     pays a fixed cost per split (full-width histograms), so it gains most on
     large leaves and many features per split, and loses on tiny leaves.
+    Predictions walk the boosters' trees once, in compiled code
+    (:mod:`evalrank.models.lgb_trees`: LightGBM's leaf ids and raw scores, bit for bit), for
+    the scores and the leaf histograms together.
 """
 
 from __future__ import annotations
@@ -101,6 +104,7 @@ from evalrank.models._omp import import_lightgbm  # sets OMP_WAIT_POLICY=PASSIVE
 
 __all__ = ["RandomForestModel", "BACKENDS", "leaf_histograms", "search_with_fewer_trees", "refit_with_all_trees",
            "check_backend", "lightgbm_params", "fit_lightgbm_forest", "lightgbm_forest_mean", "lightgbm_forest_proba",
+           "lightgbm_forest_predict",
            "bootstrap_weights"]
 
 #: the forests' ``backend`` values; absent = ``"sklearn"``
@@ -342,37 +346,78 @@ def fit_lightgbm_forest(X: np.ndarray, target: np.ndarray, params: dict, *, seed
     return state
 
 
+def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool = True):
+    """``(leaves, raw)`` of the rows of ``X`` in ``booster``'s trees: int32 ``(n, n_trees)`` leaf ids
+    (None unless ``want_leaves``) and the float64 raw scores. One compiled pass
+    (:func:`evalrank.models.lgb_trees.walk`, the same leaves and the same doubles as LightGBM's
+    predictor) where the kernels run compiled, as they do from rows x trees of
+    :data:`evalrank._jit.THRESHOLD` / :data:`~evalrank._jit.LINE_BYTES` on; LightGBM's own predictor
+    where ``EVALRANK_JIT=python`` keeps them interpreted on a large input."""
+    from evalrank import _jit
+
+    n_trees = booster.num_trees()
+    work = X.shape[0] * n_trees
+    _jit.need(work * _jit.LINE_BYTES)
+    if _jit.compiled() or work * _jit.LINE_BYTES < _jit.THRESHOLD:
+        from evalrank.models.lgb_trees import walk
+
+        leaves, raw = walk(booster, X, n_jobs)
+        return (leaves if want_leaves else None), raw
+    raw = booster.predict(X, raw_score=True, num_threads=n_jobs)
+    leaves = booster.predict(X, pred_leaf=True, num_threads=n_jobs).reshape(X.shape[0], -1) if want_leaves else None
+    return leaves, raw
+
+
+def _forest_pass(state: dict, X: np.ndarray, n_jobs: int, want_leaves: bool = True):
+    """Per booster in order: ``(first tree t of the booster, leaves, raw)`` (:func:`_booster_walk`;
+    None, None for a booster without trees)."""
+    X = np.ascontiguousarray(X, dtype=np.float32)
+    for g, booster in enumerate(state["boosters"]):
+        if booster.num_trees():
+            yield g * TREES_PER_BOOSTER, *_booster_walk(booster, X, n_jobs, want_leaves)
+        else:
+            yield g * TREES_PER_BOOSTER, None, None
+
+
+def _tree_leaves_of(state: dict, first: int, block):
+    """``(t, leaf ids of tree t)`` for the forest trees of the booster whose first tree is ``first``."""
+    trees = state["trees"]
+    for t in range(first, min(first + TREES_PER_BOOSTER, len(trees))):
+        yield t, (None if trees[t] < 0 else block[:, trees[t]])
+
+
 def _tree_leaves(state: dict, X: np.ndarray, n_jobs: int):
     """``(t, leaf ids of the rows of X in tree t)`` in tree order; None for a tree kept
-    as a constant. One LightGBM call per booster."""
-    trees = state["trees"]
-    for g, booster in enumerate(state["boosters"]):
-        block = None
-        if booster.num_trees():
-            block = booster.predict(X, pred_leaf=True, num_threads=n_jobs).reshape(X.shape[0], -1)
-        for t in range(g * TREES_PER_BOOSTER, min((g + 1) * TREES_PER_BOOSTER, len(trees))):
-            yield t, (None if trees[t] < 0 else block[:, trees[t]])
+    as a constant."""
+    for first, block, _ in _forest_pass(state, X, n_jobs):
+        yield from _tree_leaves_of(state, first, block)
 
 
 def lightgbm_forest_mean(state: dict, X: np.ndarray, n_jobs: int) -> np.ndarray:
-    """The forest's mean prediction: LightGBM's sums over the trees of its boosters (a
-    kept 0 tree adds nothing), plus the constant trees, over the number of trees."""
-    X = np.ascontiguousarray(X, dtype=np.float32)
-    total = np.zeros(X.shape[0], dtype=np.float64)
-    for booster in state["boosters"]:
-        if booster.num_trees():
-            total += booster.predict(X, raw_score=True, num_threads=n_jobs)
-    return (total + state["constant"].sum()) / len(state["trees"])
+    """The forest's mean prediction: the sums over the trees of its boosters (LightGBM's raw
+    scores; a kept 0 tree adds nothing), plus the constant trees, over the number of trees."""
+    return lightgbm_forest_predict(state, X, n_jobs, 0, False)[0]
 
 
 def lightgbm_forest_proba(state: dict, X: np.ndarray, n_jobs: int, n_grades: int) -> np.ndarray:
     """The trees' leaf histograms at ``X``, averaged in tree order."""
-    X = np.ascontiguousarray(X, dtype=np.float32)
-    proba = np.zeros((X.shape[0], n_grades), dtype=np.float64)
-    for t, leaves in _tree_leaves(state, X, n_jobs):
-        proba += state["tables"][t][0 if leaves is None else leaves]
-    proba /= len(state["trees"])
-    return proba
+    return lightgbm_forest_predict(state, X, n_jobs, n_grades, True)[1]
+
+
+def lightgbm_forest_predict(state: dict, X: np.ndarray, n_jobs: int, n_grades: int, want_proba: bool):
+    """``(mean, proba)``: :func:`lightgbm_forest_mean` and (``want_proba``, else None)
+    :func:`lightgbm_forest_proba` from one walk of the trees."""
+    total = np.zeros(X.shape[0], dtype=np.float64)
+    proba = np.zeros((X.shape[0], n_grades), dtype=np.float64) if want_proba else None
+    for first, block, raw in _forest_pass(state, X, n_jobs, want_proba):
+        if raw is not None:
+            total += raw
+        if want_proba:
+            for t, leaves in _tree_leaves_of(state, first, block):
+                proba += state["tables"][t][0 if leaves is None else leaves]
+    if want_proba:
+        proba /= len(state["trees"])
+    return (total + state["constant"].sum()) / len(state["trees"]), proba
 
 
 class RandomForestModel(RankingModel):
@@ -433,10 +478,9 @@ class RandomForestModel(RankingModel):
         return {"forest": forest, "tables": tables, "values": values}
 
     def _predict_state(self, state, X, want_proba):
-        if "boosters" in state:  # backend lightgbm
-            scores = lightgbm_forest_mean(state, X, self.n_jobs)
-            proba = normalize_rows(lightgbm_forest_proba(state, X, self.n_jobs, self.n_grades)) if want_proba else None
-            return scores, proba
+        if "boosters" in state:  # backend lightgbm: one walk of the trees for both
+            scores, proba = lightgbm_forest_predict(state, X, self.n_jobs, self.n_grades, want_proba)
+            return scores, (normalize_rows(proba) if want_proba else None)
         forest = state["forest"]
         forest.n_jobs = self.n_jobs
         leaves = forest.apply(np.asarray(X, dtype=np.float32))
