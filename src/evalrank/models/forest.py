@@ -346,19 +346,12 @@ def fit_lightgbm_forest(X: np.ndarray, target: np.ndarray, params: dict, *, seed
     return state
 
 
-def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool = True):
+def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool, compiled: bool):
     """``(leaves, raw)`` of the rows of ``X`` in ``booster``'s trees: int32 ``(n, n_trees)`` leaf ids
-    (None unless ``want_leaves``) and the float64 raw scores. One compiled pass
-    (:func:`evalrank.models.lgb_trees.walk`, the same leaves and the same doubles as LightGBM's
-    predictor) where the kernels run compiled, as they do from rows x trees of
-    :data:`evalrank._jit.THRESHOLD` / :data:`~evalrank._jit.LINE_BYTES` on; LightGBM's own predictor
-    where ``EVALRANK_JIT=python`` keeps them interpreted on a large input."""
-    from evalrank import _jit
-
-    n_trees = booster.num_trees()
-    work = X.shape[0] * n_trees
-    _jit.need(work * _jit.LINE_BYTES)
-    if _jit.compiled() or work * _jit.LINE_BYTES < _jit.THRESHOLD:
+    (None unless ``want_leaves``) and the float64 raw scores. ``compiled``: one pass of
+    :func:`evalrank.models.lgb_trees.walk` (the same leaves and the same doubles as LightGBM's
+    predictor); else LightGBM's predictor, one call for each."""
+    if compiled:
         from evalrank.models.lgb_trees import walk
 
         leaves, raw = walk(booster, X, n_jobs)
@@ -370,11 +363,19 @@ def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool = True)
 
 def _forest_pass(state: dict, X: np.ndarray, n_jobs: int, want_leaves: bool = True):
     """Per booster in order: ``(first tree t of the booster, leaves, raw)`` (:func:`_booster_walk`;
-    None, None for a booster without trees)."""
+    None, None for a booster without trees). The trees are walked in compiled code where evalrank's
+    kernels run compiled, as they do from rows x trees x :data:`evalrank._jit.LINE_BYTES` of
+    :data:`~evalrank._jit.THRESHOLD` on (a pool, a training set: numba's start-up then pays); on
+    small inputs, or where ``EVALRANK_JIT=python`` keeps the kernels interpreted, LightGBM's own
+    predictor is the faster."""
+    from evalrank import _jit
+
     X = np.ascontiguousarray(X, dtype=np.float32)
+    _jit.need(X.shape[0] * len(state["trees"]) * _jit.LINE_BYTES)
+    compiled = _jit.compiled()
     for g, booster in enumerate(state["boosters"]):
         if booster.num_trees():
-            yield g * TREES_PER_BOOSTER, *_booster_walk(booster, X, n_jobs, want_leaves)
+            yield g * TREES_PER_BOOSTER, *_booster_walk(booster, X, n_jobs, want_leaves, compiled)
         else:
             yield g * TREES_PER_BOOSTER, None, None
 
