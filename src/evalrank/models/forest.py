@@ -166,7 +166,7 @@ def refit_with_all_trees(params: dict) -> dict:
         out["n_estimators"] = out.pop("_all_trees")
     if "_refit_backend" in out:
         out["backend"] = out.pop("_refit_backend")
-    return out if out != params else params
+    return out
 
 
 def forest_kwargs(params: dict) -> dict:
@@ -346,22 +346,22 @@ def fit_lightgbm_forest(X: np.ndarray, target: np.ndarray, params: dict, *, seed
     return state
 
 
-def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool, compiled: bool):
+def _booster_walk(booster, X: np.ndarray, n_jobs: int, want_leaves: bool, want_raw: bool, compiled: bool):
     """``(leaves, raw)`` of the rows of ``X`` in ``booster``'s trees: int32 ``(n, n_trees)`` leaf ids
-    (None unless ``want_leaves``) and the float64 raw scores. ``compiled``: one pass of
-    :func:`evalrank.models.lgb_trees.walk` (the same leaves and the same doubles as LightGBM's
-    predictor); else LightGBM's predictor, one call for each."""
+    (None unless ``want_leaves``) and the float64 raw scores (None unless ``want_raw``).
+    ``compiled``: one pass of :func:`evalrank.models.lgb_trees.walk` for both (the same leaves and
+    the same doubles as LightGBM's predictor); else LightGBM's predictor, one call for each wanted."""
     if compiled:
         from evalrank.models.lgb_trees import walk
 
         leaves, raw = walk(booster, X, n_jobs)
         return (leaves if want_leaves else None), raw
-    raw = booster.predict(X, raw_score=True, num_threads=n_jobs)
+    raw = booster.predict(X, raw_score=True, num_threads=n_jobs) if want_raw else None
     leaves = booster.predict(X, pred_leaf=True, num_threads=n_jobs).reshape(X.shape[0], -1) if want_leaves else None
     return leaves, raw
 
 
-def _forest_pass(state: dict, X: np.ndarray, n_jobs: int, want_leaves: bool = True):
+def _forest_pass(state: dict, X: np.ndarray, n_jobs: int, want_leaves: bool = True, want_raw: bool = True):
     """Per booster in order: ``(first tree t of the booster, leaves, raw)`` (:func:`_booster_walk`;
     None, None for a booster without trees). The trees are walked in compiled code where evalrank's
     kernels run compiled, as they do from rows x trees x :data:`evalrank._jit.LINE_BYTES` of
@@ -375,7 +375,7 @@ def _forest_pass(state: dict, X: np.ndarray, n_jobs: int, want_leaves: bool = Tr
     compiled = _jit.compiled()
     for g, booster in enumerate(state["boosters"]):
         if booster.num_trees():
-            yield g * TREES_PER_BOOSTER, *_booster_walk(booster, X, n_jobs, want_leaves, compiled)
+            yield g * TREES_PER_BOOSTER, *_booster_walk(booster, X, n_jobs, want_leaves, want_raw, compiled)
         else:
             yield g * TREES_PER_BOOSTER, None, None
 
@@ -390,7 +390,7 @@ def _tree_leaves_of(state: dict, first: int, block):
 def _tree_leaves(state: dict, X: np.ndarray, n_jobs: int):
     """``(t, leaf ids of the rows of X in tree t)`` in tree order; None for a tree kept
     as a constant."""
-    for first, block, _ in _forest_pass(state, X, n_jobs):
+    for first, block, _ in _forest_pass(state, X, n_jobs, want_raw=False):
         yield from _tree_leaves_of(state, first, block)
 
 
