@@ -103,7 +103,7 @@ from evalrank.models import RankingModel, normalize_rows
 from evalrank.models._omp import import_lightgbm  # sets OMP_WAIT_POLICY=PASSIVE (see there)
 
 __all__ = ["RandomForestModel", "BACKENDS", "leaf_histograms", "search_with_fewer_trees", "refit_with_all_trees",
-           "check_backend", "lightgbm_params", "fit_lightgbm_forest", "lightgbm_forest_mean", "lightgbm_forest_proba",
+           "check_backend", "lightgbm_params", "fit_lightgbm_forest", "lightgbm_forest_mean",
            "lightgbm_forest_predict",
            "bootstrap_weights"]
 
@@ -400,14 +400,9 @@ def lightgbm_forest_mean(state: dict, X: np.ndarray, n_jobs: int) -> np.ndarray:
     return lightgbm_forest_predict(state, X, n_jobs, 0, False)[0]
 
 
-def lightgbm_forest_proba(state: dict, X: np.ndarray, n_jobs: int, n_grades: int) -> np.ndarray:
-    """The trees' leaf histograms at ``X``, averaged in tree order."""
-    return lightgbm_forest_predict(state, X, n_jobs, n_grades, True)[1]
-
-
 def lightgbm_forest_predict(state: dict, X: np.ndarray, n_jobs: int, n_grades: int, want_proba: bool):
-    """``(mean, proba)``: :func:`lightgbm_forest_mean` and (``want_proba``, else None)
-    :func:`lightgbm_forest_proba` from one walk of the trees."""
+    """``(mean, proba)``: :func:`lightgbm_forest_mean` and (``want_proba``, else None) the trees'
+    leaf histograms at ``X``, averaged in tree order, from one walk of the trees."""
     total = np.zeros(X.shape[0], dtype=np.float64)
     proba = np.zeros((X.shape[0], n_grades), dtype=np.float64) if want_proba else None
     for first, block, raw in _forest_pass(state, X, n_jobs, want_proba):

@@ -39,7 +39,7 @@ class FlatTrees:
     ``nodes`` (int64 ``(n_nodes, 4)``: the split feature plus ``missing type << 32`` plus
     ``default left << 34``, the left child, the right child, the threshold's float64 bits), so a
     node is one 32-byte record; a child ``>= 0`` is a node row, ``< 0`` is ``~leaf``; a one-leaf
-    tree has ``root`` -1. ``leaf_value[leaf_base[j] + leaf]`` is a leaf's output."""
+    tree has ``root`` -1 (``~0``, its one leaf). ``leaf_value[leaf_base[j] + leaf]`` is a leaf's output."""
 
     __slots__ = ("nodes", "root", "leaf_base", "leaf_value", "n_trees")
 
@@ -48,7 +48,7 @@ class FlatTrees:
         self.n_trees = len(root)
 
 
-def _ints(text: str, dtype) -> np.ndarray:
+def _numbers(text: str, dtype) -> np.ndarray:
     return np.array(text.split(), dtype=dtype) if text else np.zeros(0, dtype=dtype)
 
 
@@ -60,22 +60,20 @@ def _parse(model: str) -> FlatTrees:
         kv = dict(line.split("=", 1) for line in block.splitlines()[1:] if "=" in line)
         if int(kv.get("num_cat", "0")) or int(kv.get("is_linear", "0")):
             raise ValueError("a LightGBM tree with categorical splits or linear leaves: not a forest of evalrank's")
-        leaf_value = _ints(kv["leaf_value"], np.float64)
+        leaf_value = _numbers(kv["leaf_value"], np.float64)
         n_leaf = int(kv["num_leaves"])
         roots.append(n_nodes if n_leaf > 1 else -1)
         bases.append(n_leaves)
         values.append(leaf_value)
         n_leaves += n_leaf
         if n_leaf > 1:
-            lc = _ints(kv["left_child"], np.int64)
-            rc = _ints(kv["right_child"], np.int64)
+            lc = _numbers(kv["left_child"], np.int64)
+            rc = _numbers(kv["right_child"], np.int64)
             left.append(np.where(lc >= 0, lc + n_nodes, lc))
             right.append(np.where(rc >= 0, rc + n_nodes, rc))
-            feature.append(_ints(kv["split_feature"], np.int64))
-            threshold.append(_ints(kv["threshold"], np.float64))
-            dt = _ints(kv["decision_type"], np.int64)
-            if np.any(dt & 1):
-                raise ValueError("a LightGBM tree with categorical splits: not a forest of evalrank's")
+            feature.append(_numbers(kv["split_feature"], np.int64))
+            threshold.append(_numbers(kv["threshold"], np.float64))
+            dt = _numbers(kv["decision_type"], np.int64)
             dleft.append((dt & 2) != 0)
             missing.append(((dt >> 2) & 3).astype(np.int8))
             n_nodes += n_leaf - 1
@@ -128,7 +126,7 @@ def _walk(X, nodes, thresholds, root, leaf_base, leaf_value, leaves, raw):
                         node = nodes[node, 1]
                     else:
                         node = nodes[node, 2]
-                leaf = 0 if root[j] < 0 else -node - 1
+                leaf = -node - 1  # a one-leaf tree's root -1 is ~0: its leaf 0
                 leaves[i, j] = leaf
                 raw[i] += leaf_value[leaf_base[j] + leaf]
 
