@@ -23,16 +23,21 @@ def main():
     ap.add_argument("predictions", nargs="+", help="NAME=file.npz")
     args = ap.parse_args()
     from evalrank import io
+    from evalrank.cli.common import named_paths
+
+    try:
+        predictions = named_paths(args.predictions, "predictions")
+    except ValueError as e:
+        ap.error(str(e))
 
     print("| predictions | documents | queries | log-loss | NDCG@10 | top-label ECE | per-grade ECE (max) "
           "| DCG@10 var. ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for item in args.predictions:
-        name, _, path = item.rpartition("=")
+    for name, path in predictions.items():
         d = io.load_arrays(path)
         pool = SimpleNamespace(labels=d["labels"], offsets=d["offsets"])
         q = quality(d["scores"], d["probs"], pool)
-        print(f"| {name or path} | {d['labels'].size:,} | {d['offsets'].size - 1:,} | {q['log_loss']:.4f} | "
+        print(f"| {name} | {d['labels'].size:,} | {d['offsets'].size - 1:,} | {q['log_loss']:.4f} | "
               f"{q['ndcg10']:.4f} | {q['top_ece']:.4f} | {q['grade_ece']:.4f} | {q['ratio']:.3f} |")
 
 
