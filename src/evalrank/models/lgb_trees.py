@@ -100,6 +100,11 @@ def flatten(booster) -> FlatTrees:
 
 #: rows walked together through one tree at a time (their feature rows stay in cache, and so does the tree)
 BLOCK_ROWS = 256
+#: rows of a block that descend one tree in lockstep, one level each per round: their paths are
+#: independent chains of loads, which the processor overlaps (one row at a time waits on each node's
+#: load and each mispredicted branch). Measured on rf's paper-scale boosters (10 trees of ~2,300
+#: leaves, 300,000 pool rows, one thread): 0.53 CPU s one row at a time, 0.27 with 8 (4: 0.30, 16: 0.35)
+LANES = 8
 
 
 @njit(cache=True, parallel=True)
@@ -109,26 +114,35 @@ def _walk(X, nodes, thresholds, root, leaf_base, leaf_value, leaves, raw):
     for b in prange(n_blocks):
         lo = b * BLOCK_ROWS
         hi = min(lo + BLOCK_ROWS, n)
+        cur = np.empty(LANES, dtype=np.int64)
         for i in range(lo, hi):
             raw[i] = 0.0
         for j in range(root.shape[0]):
-            for i in range(lo, hi):
-                node = root[j]
-                while node >= 0:
-                    head = nodes[node, 0]
-                    x = np.float64(X[i, head & 0xFFFFFFFF])
-                    m = (head >> 32) & 3
-                    if np.isnan(x) and m != 2:
-                        x = 0.0
-                    if (m == 1 and -_K_ZERO <= x <= _K_ZERO) or (m == 2 and np.isnan(x)):
-                        node = nodes[node, 1] if (head >> 34) & 1 else nodes[node, 2]
-                    elif x <= thresholds[node, 3]:
-                        node = nodes[node, 1]
-                    else:
-                        node = nodes[node, 2]
-                leaf = -node - 1  # a one-leaf tree's root -1 is ~0: its leaf 0
-                leaves[i, j] = leaf
-                raw[i] += leaf_value[leaf_base[j] + leaf]
+            for g in range(lo, hi, LANES):
+                lanes = min(LANES, hi - g)
+                for k in range(lanes):
+                    cur[k] = root[j]
+                going = True
+                while going:  # one level of every unfinished lane per round
+                    going = False
+                    for k in range(lanes):
+                        node = cur[k]
+                        if node < 0:
+                            continue
+                        head = nodes[node, 0]
+                        x = np.float64(X[g + k, head & 0xFFFFFFFF])
+                        m = (head >> 32) & 3
+                        nan = x != x
+                        x = 0.0 if nan else x  # NaN is 0 unless the missing type is NaN (then missing below)
+                        missing = (m == 1 and -_K_ZERO <= x <= _K_ZERO) or (m == 2 and nan)
+                        left = (head >> 34) & 1 == 1 if missing else x <= thresholds[node, 3]  # missing: default side
+                        node = nodes[node, 2 - np.int64(left)]  # selects, not branches
+                        cur[k] = node
+                        going = going or node >= 0
+                for k in range(lanes):
+                    leaf = -cur[k] - 1  # a one-leaf tree's root -1 is ~0: its leaf 0
+                    leaves[g + k, j] = leaf
+                    raw[g + k] += leaf_value[leaf_base[j] + leaf]
 
 
 def walk(booster, X: np.ndarray, n_jobs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
