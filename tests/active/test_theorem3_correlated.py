@@ -119,6 +119,21 @@ def test_marginals_are_kept_and_rho_zero_is_theorem3():
                                batch_mean_var(probs, offsets, order, "dcg")[0], rtol=1e-9)
 
 
+def test_factor_probs_are_the_numpy_formula_bit_for_bit():
+    """The compiled differences of the running maximum give the doubles of the formula written in
+    NumPy (cumulative marginals -> latent thresholds -> conditional cumulative -> differences),
+    with rows whose cumulative probabilities reach 0 and 1 (infinite thresholds)."""
+    rng = np.random.default_rng(9)
+    probs = random_probs(rng, 500, 5)
+    probs[:3] = [[0, 0, 1, 0, 0], [0.5, 0, 0, 0, 0.5], [1, 0, 0, 0, 0]]
+    for rho, u in [(0.3, -1.7), (0.9, 2.4), (0.05, 0.0)]:
+        cum = np.clip(np.cumsum(probs[:, :-1], axis=1), 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            cond = ndtr((ndtri(cum) - np.sqrt(rho) * u) / np.sqrt(1.0 - rho))
+        full = np.concatenate([np.zeros((500, 1)), np.maximum.accumulate(cond, axis=1), np.ones((500, 1))], axis=1)
+        assert np.array_equal(factor_probs(probs, rho, u), np.diff(full, axis=1))
+
+
 @pytest.mark.parametrize("measure", MEASURES)
 def test_difference_matches_enumeration(measure):
     rng = np.random.default_rng(5)

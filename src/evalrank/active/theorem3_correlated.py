@@ -97,22 +97,60 @@ def factor_probs(probs, rho, u) -> np.ndarray:
     """``p(y_z = g | u)`` of every document given the query effect ``u`` (module docstring):
     the model's marginals ``probs`` (n_docs, n_grades) pushed through the one-factor copula with
     correlation ``rho``. ``rho = 0`` returns ``probs`` unchanged."""
-    from scipy.special import ndtr, ndtri
-
     p = _check_probs(probs)
     rho = _check_rho(rho)
     if isinstance(u, (bool, np.bool_)) or not isinstance(u, numbers.Real) or not np.isfinite(u):
         raise TypeError(f"u must be a finite real number, got {u!r}")
     if rho == 0.0 or p.size == 0:
         return p
+    return _given_u(_latent(p), rho, u)
+
+
+def _latent(p: np.ndarray) -> np.ndarray:
+    """``Phi^{-1}(F_z(k))``, the latent thresholds of every document's cumulative marginals (n_docs,
+    n_grades - 1): -inf where ``F = 0``, +inf where ``F = 1`` (Phi keeps them at 0 and 1). They do not
+    depend on ``rho`` or ``u``, so a quadrature computes them once."""
+    from scipy.special import ndtri
+
     cum = np.clip(np.cumsum(p[:, :-1], axis=1), 0.0, 1.0)
     with np.errstate(divide="ignore"):
-        z = ndtri(cum)  # -inf where F = 0, +inf where F = 1: Phi keeps them at 0 and 1
-    cond = ndtr((z - np.sqrt(rho) * float(u)) / np.sqrt(1.0 - rho))
-    cond = np.maximum.accumulate(cond, axis=1)
-    n = p.shape[0]
-    full = np.concatenate([np.zeros((n, 1)), cond, np.ones((n, 1))], axis=1)
-    return np.diff(full, axis=1)
+        return ndtri(cum)
+
+
+def _given_u(z: np.ndarray, rho: float, u: float) -> np.ndarray:
+    """:func:`factor_probs` from the latent thresholds ``z`` (:func:`_latent`)."""
+    from scipy.special import ndtr
+
+    return _probs_from_cumulative(ndtr((z - np.sqrt(rho) * float(u)) / np.sqrt(1.0 - rho)))
+
+
+@njit(cache=True)
+def _probs_from_cumulative(cond):
+    """Per row the differences of ``[0, running max of cond, 1]``: the grade probabilities from the
+    conditional cumulative ones, kept monotone. The same doubles as NumPy's
+    ``np.diff(np.concatenate([0, np.maximum.accumulate(cond, axis=1), 1], axis=1), axis=1)``, without
+    its three temporaries of the pool's size (a calibrated setup's 32 quadrature nodes per evaluation)."""
+    n, g1 = cond.shape
+    out = np.empty((n, g1 + 1))
+    for i in range(n):
+        prev = 0.0
+        for k in range(g1):
+            c = cond[i, k]
+            run = c if k == 0 or c > prev else prev  # np.maximum.accumulate (no NaN: Phi of a number)
+            out[i, k] = run - prev
+            prev = run
+        out[i, g1] = 1.0 - prev
+    return out
+
+
+def _node_probs(probs, rho: float, nodes: int):
+    """``(weight, p(y | u_k))`` at each of the quadrature's ``nodes`` points, the latent thresholds
+    computed once for all of them."""
+    p = _check_probs(probs)
+    u, w = quadrature(nodes)
+    z = _latent(p) if p.size else None
+    for uk, wk in zip(u, w):
+        yield wk, (p if z is None else _given_u(z, rho, uk))
 
 
 def _mix(moments) -> tuple[np.ndarray, np.ndarray]:
@@ -130,9 +168,8 @@ def batch_mean_var_factor(probs, offsets, order, measure, rho, *, k=None, nodes:
     rho = _check_rho(rho)
     if rho == 0.0:
         return batch_mean_var(probs, offsets, order, measure, k=k)
-    u, w = quadrature(nodes)
-    return _mix([(wk, *batch_mean_var(factor_probs(probs, rho, uk), offsets, order, measure, k=k))
-                 for uk, wk in zip(u, w)])
+    return _mix([(wk, *batch_mean_var(pk, offsets, order, measure, k=k))
+                 for wk, pk in _node_probs(probs, rho, nodes)])
 
 
 def batch_difference_mean_var_factor(probs, offsets_a, order_a, offsets_b, order_b, measure, rho, *, k=None,
@@ -142,10 +179,8 @@ def batch_difference_mean_var_factor(probs, offsets_a, order_a, offsets_b, order
     rho = _check_rho(rho)
     if rho == 0.0:
         return batch_difference_mean_var(probs, offsets_a, order_a, offsets_b, order_b, measure, k=k)
-    u, w = quadrature(nodes)
-    return _mix([(wk, *batch_difference_mean_var(factor_probs(probs, rho, uk), offsets_a, order_a, offsets_b,
-                                                  order_b, measure, k=k))
-                 for uk, wk in zip(u, w)])
+    return _mix([(wk, *batch_difference_mean_var(pk, offsets_a, order_a, offsets_b, order_b, measure, k=k))
+                 for wk, pk in _node_probs(probs, rho, nodes)])
 
 
 def _true_losses(labels, offsets, order, measure, max_grade):
