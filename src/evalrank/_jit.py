@@ -58,7 +58,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
-__all__ = ["njit", "prange", "need", "mode", "compiled", "input_bytes", "readonly", "THRESHOLD", "LINE_BYTES"]
+__all__ = ["njit", "prange", "need", "mode", "compiled", "threads", "input_bytes", "readonly", "THRESHOLD",
+           "LINE_BYTES"]
 
 #: Inputs of at least this many bytes of TREC text (or :data:`LINE_BYTES` per line of arrays)
 #: are worth compiling. Measured with benchmarks/bench_startup.py --crossover (RESULTS.md,
@@ -328,6 +329,25 @@ def mode(name: str):
                 _compile()
             else:
                 _interpret()
+
+
+@contextmanager
+def threads(n_jobs):
+    """numba's threads for the parallel kernels called in the block: ``n_jobs``, at most
+    ``NUMBA_NUM_THREADS`` (a job's declared threads instead of all the machine's cores); the
+    previous number comes back after it. None, or numba not imported (nothing runs compiled): as
+    they are. The kernels' results do not depend on it."""
+    if not n_jobs or "numba" not in sys.modules:
+        yield
+        return
+    import numba
+
+    before = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
 
 
 def input_bytes(*inputs) -> int:

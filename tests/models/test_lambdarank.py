@@ -198,6 +198,28 @@ def test_kernel_equals_the_python_transcription_bit_for_bit(trunc, norm, seed):
     assert not np.array_equal(g2, g)
 
 
+def test_the_kernels_query_chunks_on_two_threads_give_the_same_bits():
+    """More queries than the kernel's parallel chunks (several queries a chunk, chunk edges between
+    queries of every size), on one thread and on two: the Python transcription's gradients both times."""
+    from evalrank.models.lambdarank import _CHUNKS
+
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(0, 40, size=2 * _CHUNKS + 37)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    y = rng.integers(0, 5, size=int(offsets[-1]))
+    scores = np.round(rng.normal(size=y.size), 1)
+    want = None
+    for n_jobs in (1, 2):
+        obj = LambdaObjective(y, offsets, convention="lightgbm", n_jobs=n_jobs)
+        if want is None:
+            want = _lightgbm_loop(scores, y, offsets, obj.gain, obj.disc, obj.inv_max_dcg, trunc=30, norm=True)
+        g, h = obj(scores)
+        np.testing.assert_array_equal(g, want[0])
+        np.testing.assert_array_equal(h, want[1])
+    with pytest.raises(ValueError, match="n_jobs"):
+        LambdaObjective(y, offsets, n_jobs=0)
+
+
 def test_the_kernel_recomputes_the_sigmoid_only_where_it_gives_the_tables_bits(monkeypatch):
     from evalrank.models import lambdarank as lr
 

@@ -41,8 +41,10 @@ import math
 import numba
 import numpy as np
 
+from evalrank import _jit
 from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import discount_values, gain_values
+from evalrank.models import check_n_jobs
 
 __all__ = ["LambdaObjective", "exp_matches_table", "lambda_gradients", "sigmoid_table"]
 
@@ -173,7 +175,12 @@ def _stable_order_desc(s, order, tmp):
             order[t] = src[t]
 
 
-@numba.njit(cache=True)
+#: query chunks of :func:`_lambda_kernel`'s parallel loop (fixed: the chunks, and so the result, do
+#: not depend on the threads)
+_CHUNKS = 256
+
+
+@numba.njit(cache=True, parallel=True)
 def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, trunc, sigmoid, norm, table, lo, hi,
                    factor, mode, qstate, gstate, recompute=False):
     """LightGBM's ``GetGradientsForOneQuery`` for every query. The pairs are
@@ -186,15 +193,29 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
     pair's sigmoid is its table entry recomputed, ``1 / (1 + exp(sigmoid x))``
     at the bin's ``x`` (as :func:`sigmoid_table`), instead of read from the 8 MB
     table, whose random reads miss the cache; only where that gives every entry's
-    bits (:func:`exp_matches_table`)."""
+    bits (:func:`exp_matches_table`). A query's gradients depend on that query
+    alone, so chunks of queries run in parallel (numba's threads) with the same
+    result on any number of threads."""
     n = scores.shape[0]
     grad = np.zeros(n, dtype=np.float32)
     hess = np.zeros(n, dtype=np.float32)
     nq = offsets.shape[0] - 1
-    nbins = table.shape[0]
     longest = 0
     for q in range(nq):
         longest = max(longest, offsets[q + 1] - offsets[q])
+    n_chunks = min(nq, _CHUNKS)
+    for c in numba.prange(n_chunks):
+        _lambda_queries(c * nq // n_chunks, (c + 1) * nq // n_chunks, longest, scores, labels, offsets, gain, disc,
+                        inv_max_dcg, active, trunc, sigmoid, norm, table, lo, hi, factor, mode, qstate, gstate,
+                        recompute, grad, hess)
+    return grad, hess
+
+
+@numba.njit(cache=True)
+def _lambda_queries(q0, q1, longest, scores, labels, offsets, gain, disc, inv_max_dcg, active, trunc, sigmoid, norm,
+                    table, lo, hi, factor, mode, qstate, gstate, recompute, grad, hess):
+    """:func:`_lambda_kernel` for queries ``q0 .. q1 - 1``, into ``grad`` and ``hess``."""
+    nbins = table.shape[0]
     order = np.empty(longest, dtype=np.int64)
     tmp = np.empty(longest, dtype=np.int64)
     ss = np.empty(longest)  # scores by rank
@@ -208,7 +229,7 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
         g_s, g_n, g_zrisk = gstate[_G_S], gstate[_G_N], gstate[_G_ZRISK]
         g_geo, g_c, g_alpha = gstate[_G_GEO], gstate[_G_C], gstate[_G_ALPHA]
     q_mm = q_mb = q_alpha = q_t = q_z = q_faro = 0.0
-    for q in range(nq):
+    for q in range(q0, q1):
         start = offsets[q]
         cnt = offsets[q + 1] - start
         if cnt == 0 or not active[q]:
@@ -310,7 +331,6 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
             for r in range(cnt):
                 grad[start + order[r]] = g_r[r]
                 hess[start + order[r]] = h_r[r]
-    return grad, hess
 
 
 @numba.njit(cache=True)
@@ -371,10 +391,11 @@ def lambda_gradients(scores, labels, offsets, *, convention=None, k: int = 10, t
 
 class LambdaObjective:
     """The gradients for fixed training labels/queries, callable on scores
-    (precomputes the ideal DCGs, tables and the per-query mask)."""
+    (precomputes the ideal DCGs, tables and the per-query mask); ``n_jobs``:
+    the kernel's threads (the same gradients on any number)."""
 
     def __init__(self, labels, offsets, *, convention=None, k: int = 10, truncation_level: int = 30,
-                 sigmoid: float = 1.0, norm: bool = True, **overrides):
+                 sigmoid: float = 1.0, norm: bool = True, n_jobs: int = 1, **overrides):
         if isinstance(truncation_level, bool) or not isinstance(truncation_level, (int, np.integer)) \
                 or truncation_level < 1:
             raise ValueError(f"truncation_level must be a positive integer, got {truncation_level!r}")
@@ -400,15 +421,17 @@ class LambdaObjective:
         self.norm = bool(norm)
         self.table, self.lo, self.hi, self.factor = sigmoid_table(self.sigmoid)
         self.recompute = exp_matches_table(self.sigmoid)
+        self.n_jobs = check_n_jobs(n_jobs)
 
     def __call__(self, scores):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if scores.shape != self.labels.shape:
             raise ValueError(f"scores must have shape {self.labels.shape}, got {scores.shape}")
         mode, qstate, gstate = self._risk_state(scores)
-        g, h = _lambda_kernel(scores, self.labels, self.offsets, self.gain, self.disc, self.inv_max_dcg,
-                              self.active, self.trunc, self.sigmoid, self.norm, self.table, self.lo, self.hi,
-                              self.factor, mode, qstate, gstate, self.recompute)
+        with _jit.threads(self.n_jobs):
+            g, h = _lambda_kernel(scores, self.labels, self.offsets, self.gain, self.disc, self.inv_max_dcg,
+                                  self.active, self.trunc, self.sigmoid, self.norm, self.table, self.lo, self.hi,
+                                  self.factor, mode, qstate, gstate, self.recompute)
         return g.astype(np.float64), h.astype(np.float64)
 
     def _risk_state(self, scores):

@@ -156,16 +156,6 @@ def walk(booster, X: np.ndarray, n_jobs: int | None = None) -> tuple[np.ndarray,
     X = np.ascontiguousarray(X, dtype=np.float32)
     leaves = np.empty((X.shape[0], flat.n_trees), dtype=np.int32)
     raw = np.empty(X.shape[0], dtype=np.float64)
-    args = (X, flat.nodes, flat.nodes.view(np.float64), flat.root, flat.leaf_base, flat.leaf_value, leaves, raw)
-    if not (_jit.compiled() and n_jobs):
-        _walk(*args)
-        return leaves, raw
-    import numba
-
-    before = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(int(n_jobs), numba.config.NUMBA_NUM_THREADS)))
-    try:
-        _walk(*args)
-    finally:
-        numba.set_num_threads(before)
+    with _jit.threads(n_jobs):
+        _walk(X, flat.nodes, flat.nodes.view(np.float64), flat.root, flat.leaf_base, flat.leaf_value, leaves, raw)
     return leaves, raw

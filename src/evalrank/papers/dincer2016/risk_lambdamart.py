@@ -131,7 +131,7 @@ class RiskLambdaMARTModel(LambdaMARTModel):
         return RiskObjective(train.labels, train.offsets, method=method, alpha=float(params["alpha"]),
                              risk_k=int(params["risk_k"]), trisk_scale=params["trisk_scale"],
                              convention=self.convention, k=10, truncation_level=int(params["truncation_level"]),
-                             norm=bool(params["norm"]), **extra)
+                             norm=bool(params["norm"]), n_jobs=self.n_jobs, **extra)
 
 
 def learn_file(*, partitions, holdout: float, n_folds: int, seed: int, convention: str, fold: int, method: str,

@@ -55,7 +55,7 @@ class RiskObjective(LambdaObjective):
     risk_k : cut-off of the per-query effectiveness ``M(j)`` = NDCG@risk_k
         under ``convention`` (and ``overrides``) -- the paper's NDCG@10.
     trisk_scale : "sd" (default) or "se", the denominator of ``TR_j`` (below).
-    convention, k, truncation_level, sigmoid, norm, **overrides : as
+    convention, k, truncation_level, sigmoid, norm, n_jobs, **overrides : as
         :class:`LambdaObjective` (the pairs, ``ΔM`` and its normalization).
 
     Per call (NumPy, once per boosting iteration; no per-pair Python), from
@@ -122,7 +122,8 @@ class RiskObjective(LambdaObjective):
 
     def __init__(self, labels, offsets, *, method: str, alpha: float, baseline=None, baselines=None,
                  risk_k: int = 10, trisk_scale: str = "sd", convention=None, k: int = 10,
-                 truncation_level: int = 30, sigmoid: float = 1.0, norm: bool = True, **overrides):
+                 truncation_level: int = 30, sigmoid: float = 1.0, norm: bool = True, n_jobs: int = 1,
+                 **overrides):
         if not isinstance(method, str):
             raise TypeError(f"method must be a string, one of {list(RISK_METHODS)}, got {method!r}")
         if method not in RISK_METHODS:
@@ -136,7 +137,7 @@ class RiskObjective(LambdaObjective):
         if trisk_scale not in ("sd", "se"):
             raise ValueError(f"trisk_scale must be 'sd' or 'se', got {trisk_scale!r}")
         super().__init__(labels, offsets, convention=convention, k=k, truncation_level=truncation_level,
-                         sigmoid=sigmoid, norm=norm, **overrides)
+                         sigmoid=sigmoid, norm=norm, n_jobs=n_jobs, **overrides)
         self.method = method
         self.mode = RISK_METHODS[method]
         self.alpha = float(alpha)
