@@ -154,3 +154,24 @@ def test_a_model_that_takes_anothers_tuning_trains_after_it(tmp_path):
     assert text.index("--model rf ") < text.index("--model ordinal_rf")
     rf = [c for c in commands if "--model rf " in c][0]
     assert "--params-from" not in rf
+
+
+def test_a_learner_declares_only_the_threads_it_keeps_busy(tmp_path):
+    """models.threads (config/paper.yaml: 2) for the forests' training and predictions, one for
+    RankSVM's (liblinear: RankSVMModel.threads_used), also as the --threads its command gets."""
+    pytest.importorskip("snakemake")
+    out = snakemake(tmp_path, "-n", "-p", "--cores", "16", *(f"results/mslr-web30k/fold2/predictions/{m}.npz"
+                                            for m in ("rf", "ranksvm", "rf_n200000")),
+                    configs=[CONFIGS / "paper.yaml"])
+    text = out.stdout + out.stderr
+    threads = {}
+    for block in re.split(r"^rule ", text, flags=re.M)[1:]:  # a job: its rule, threads (absent: 1), command
+        rule, cmd = block.split(":", 1)[0], re.search(r"^Shell command: (.*)$", block, re.M)
+        if rule in ("train_model", "train_sized", "predict_pool") and cmd:
+            n = re.search(r"^\s+threads: (\d+)$", block, re.M)
+            model = re.search(r"--model(?:-file)? (\S+)", cmd.group(1)).group(1).rsplit("/", 1)[-1]
+            threads[(rule, model)] = (int(n.group(1)) if n else 1, cmd.group(1))
+    want = {("train_model", "rf"): 2, ("train_model", "ranksvm"): 1, ("train_sized", "rf"): 2,
+            ("predict_pool", "rf.pkl"): 2, ("predict_pool", "ranksvm.pkl"): 1, ("predict_pool", "rf_n200000.pkl"): 2}
+    assert {k: v[0] for k, v in threads.items()} == want, text[-3000:]
+    assert all(f"--threads {n} " in cmd for n, cmd in threads.values())

@@ -68,6 +68,19 @@ if config["dincer2016"]["learning"]["dataset"] is not None:
 MODELS = config["models"]["names"]
 
 
+def model_threads(model):
+    """The threads of a train / predict job of ``model`` (a models.names entry, or rf_n<pairs>: an
+    rf): models.threads, or fewer where the learner keeps fewer busy (its class's threads_used,
+    e.g. RankSVM's one-threaded liblinear), so that no declared core idles."""
+    import re
+
+    from evalrank.models.zoo import MODELS as CLASSES
+
+    base = re.sub(r"_n[0-9]+$", "", model)
+    used = CLASSES[base].threads_used if base in CLASSES else None
+    return config["models"]["threads"] if used is None else min(used, config["models"]["threads"])
+
+
 def pool_parts(fold):
     return [p for p in PARTITIONS if p != int(fold)]
 

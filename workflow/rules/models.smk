@@ -42,7 +42,7 @@ rule train_model:
     benchmark:
         f"{BENCH}/train/fold{{fold}}_{{model}}.tsv"
     priority: CRITICAL_PATH
-    threads: config["models"]["threads"]
+    threads: lambda w: model_threads(w.model)
     resources:
         mem_mb=8000,
         runtime=120,
@@ -62,7 +62,7 @@ rule predict_pool:
     benchmark:
         f"{BENCH}/predict/fold{{fold}}_{{model}}.tsv"
     priority: CRITICAL_PATH
-    threads: config["models"]["threads"]
+    threads: lambda w: model_threads(w.model)
     resources:
         mem_mb=8000,
         runtime=60,

@@ -27,7 +27,7 @@ rule predict_vali:
     benchmark:
         f"{BENCH}/predict/fold{{fold}}_{{model}}_vali.tsv"
     priority: CRITICAL_PATH
-    threads: config["models"]["threads"]
+    threads: lambda w: model_threads(w.model)
     resources:
         mem_mb=8000,
         runtime=60,
@@ -65,6 +65,7 @@ use rule train_model as train_sized with:
         f"{LOGS}/train/fold{{fold}}_rf_n{{n}}.log",
     benchmark:
         f"{BENCH}/train/fold{{fold}}_rf_n{{n}}.tsv"
+    threads: model_threads("rf")
 
 
 rule active_setup:

@@ -265,6 +265,9 @@ class RankingModel:
     param_names: tuple[str, ...] = ()
     #: grid points may be fitted concurrently in threads (linear models).
     _parallel_grid: bool = False
+    #: the most threads ``fit`` and ``predict`` keep busy, whatever ``n_jobs`` (None: ``n_jobs``);
+    #: a pipeline job declares no more to its scheduler (workflow ``model_threads``)
+    threads_used: int | None = None
 
     def __init__(self, *, n_grades: int = N_GRADES, convention: str | None = None, **params):
         if isinstance(n_grades, bool) or not isinstance(n_grades, (int, np.integer)) or n_grades < 2:

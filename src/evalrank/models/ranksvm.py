@@ -103,6 +103,9 @@ class RankSVMModel(RankingModel):
     # sequential grid: scikit-learn's liblinear wrapper seeds the C library's
     # global rand() (srand), so concurrent fits in threads are not reproducible
     _parallel_grid = False
+    # liblinear fits on one thread and the grid is sequential: a second thread would idle (0.95
+    # CPU-s per wall second measured on 2 threads at paper scale, benchmarks/RESULTS.md)
+    threads_used = 1
 
     @classmethod
     def default_params(cls):
