@@ -220,15 +220,34 @@ def test_the_kernels_query_chunks_on_two_threads_give_the_same_bits():
         LambdaObjective(y, offsets, n_jobs=0)
 
 
-def test_the_kernel_recomputes_the_sigmoid_only_where_it_gives_the_tables_bits(monkeypatch):
+def test_the_objective_times_both_sigmoid_ways_then_keeps_one_with_the_same_gradients(monkeypatch):
     from evalrank.models import lambdarank as lr
 
     table, lo, _, factor = sigmoid_table(1.0)
     entries = lr._sigmoid_entries(table.size, lo, factor, 1.0)
     assert np.abs(entries - table).max() <= 1e-15  # the same function (bitwise equality is the machine's)
-    _, y, offsets = ranking_data(0)
-    assert LambdaObjective(y, offsets).recompute is bool(np.array_equal(entries, table))
-    monkeypatch.setitem(lr._EXP_MATCHES, 1.0, False)  # a machine whose exp differs from NumPy's: the table
+    both = lr.exp_matches_table()
+    assert both is bool(np.array_equal(entries, table))
+    scores, y, offsets = _kernel_case(3)
+    table_only = LambdaObjective(y, offsets)
+    table_only.recompute = False
+    want = table_only(scores)
+    used, kernel = [], lr._lambda_kernel
+    monkeypatch.setattr(lr, "_lambda_kernel", lambda *a: (used.append(a[-1]), kernel(*a))[1])
+    obj = LambdaObjective(y, offsets)
+    assert obj.recompute is (None if both else False)
+    n_calls = 2 * lr.SIGMOID_TRIALS + 4
+    for _ in range(n_calls):
+        g, h = obj(scores)
+        np.testing.assert_array_equal(g, want[0])
+        np.testing.assert_array_equal(h, want[1])
+    if both:  # one untimed call, then both ways in turn, then the faster one only
+        trials = 1 + 2 * lr.SIGMOID_TRIALS
+        assert used[:trials] == [False] + [False, True] * lr.SIGMOID_TRIALS
+        assert obj.recompute in (False, True) and used[trials:] == [obj.recompute] * (n_calls - trials)
+    else:
+        assert used == [False] * n_calls
+    monkeypatch.setitem(lr._EXP_MATCHES, 1.0, False)  # a machine whose exp differs from NumPy's: the table only
     assert LambdaObjective(y, offsets).recompute is False
 
 

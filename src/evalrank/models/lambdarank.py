@@ -24,7 +24,11 @@ LightGBM's), ``λ = -σ ρ |ΔNDCG|``, ``h = σ² ρ (1 - ρ) |ΔNDCG|`` with
 
 The kernel reads a pair's sigmoid from the 2^20-bin table (:func:`sigmoid_table`), or -- where the compiled
 ``exp`` recomputes every entry bit for bit (:func:`exp_matches_table`, checked once per process) --
-recomputes the entry itself: the same gradients without the table's cache misses.
+recomputes the entry itself: the same gradients either way. Which is faster depends on the cache the rest
+of the machine leaves the job: recomputing won on 300 queries under a load of 3-4 (13-18 against 22-35 ms
+a call), the table at paper scale on an idle 2-core machine (a LambdaMART fit of 100,000 documents 21 %
+less CPU; benchmarks/RESULTS.md, "Paper scale, third projection"). So a :class:`LambdaObjective` times
+both ways on its first calls and keeps the faster one (:data:`SIGMOID_TRIALS`).
 
 Risk-sensitive LambdaMART (:class:`evalrank.papers.dincer2016.risk_objective.RiskObjective`;
 Dinçer, Macdonald & Ounis 2016, Sec. 6) runs the same kernel with ``|ΔNDCG|`` replaced by a
@@ -37,6 +41,7 @@ every operation of plain LambdaRank untouched.
 from __future__ import annotations
 
 import math
+import time
 
 import numba
 import numpy as np
@@ -46,9 +51,12 @@ from evalrank.metrics.conventions import resolve
 from evalrank.metrics.dcg import discount_values, gain_values
 from evalrank.models import check_n_jobs
 
-__all__ = ["LambdaObjective", "exp_matches_table", "lambda_gradients", "sigmoid_table"]
+__all__ = ["LambdaObjective", "SIGMOID_TRIALS", "exp_matches_table", "lambda_gradients", "sigmoid_table"]
 
 _SIGMOID_BINS = 1024 * 1024
+#: timed calls per way of reading the sigmoid before a :class:`LambdaObjective` keeps the faster (after
+#: one untimed call: numba's compilation or cache loading)
+SIGMOID_TRIALS = 2
 _NO_QSTATE = np.zeros((5, 0))
 _NO_GSTATE = np.zeros(6)
 _F32_001 = float(np.float32(0.01))  # LightGBM's 0.01f
@@ -420,18 +428,33 @@ class LambdaObjective:
         self.sigmoid = float(sigmoid)
         self.norm = bool(norm)
         self.table, self.lo, self.hi, self.factor = sigmoid_table(self.sigmoid)
-        self.recompute = exp_matches_table(self.sigmoid)
         self.n_jobs = check_n_jobs(n_jobs)
+        # how the kernel reads a pair's sigmoid (module docstring): the table, or recomputed where that gives
+        # the table's bits; on the first calls both ways in turn, timed, then ``recompute`` is the faster
+        both = exp_matches_table(self.sigmoid)
+        self._plan = [False] + [False, True] * SIGMOID_TRIALS if both else []
+        self._seconds = {False: [], True: []}
+        self._calls = 0
+        self.recompute = None if both else False
 
     def __call__(self, scores):
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if scores.shape != self.labels.shape:
             raise ValueError(f"scores must have shape {self.labels.shape}, got {scores.shape}")
         mode, qstate, gstate = self._risk_state(scores)
+        trying = self.recompute is None
+        recompute = self._plan[self._calls] if trying else self.recompute
+        t0 = time.perf_counter()
         with _jit.threads(self.n_jobs):
             g, h = _lambda_kernel(scores, self.labels, self.offsets, self.gain, self.disc, self.inv_max_dcg,
                                   self.active, self.trunc, self.sigmoid, self.norm, self.table, self.lo, self.hi,
-                                  self.factor, mode, qstate, gstate, self.recompute)
+                                  self.factor, mode, qstate, gstate, recompute)
+        if trying:
+            if self._calls:  # the first call is not timed
+                self._seconds[recompute].append(time.perf_counter() - t0)
+            self._calls += 1
+            if self._calls == len(self._plan):
+                self.recompute = min(self._seconds[True]) < min(self._seconds[False])
         return g.astype(np.float64), h.astype(np.float64)
 
     def _risk_state(self, scores):
