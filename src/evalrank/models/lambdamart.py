@@ -19,8 +19,9 @@ Determinism: ``deterministic=True``, ``force_row_wise=True``, a seed from
 ``seeds.int_seed(seed, "models", "lambdamart")`` and ``num_threads=n_jobs``;
 the gradients are computed on ``n_jobs`` threads too, a chunk of queries each.
 Scores are bit-identical for ``n_jobs`` 1 to 4 (tested for 1 and 2). Speed
-caveat: with ``n_jobs > 1`` on oversubscribed cores, OpenMP's default busy-waiting made training 5-10x
-*slower* in our measurements; set ``OMP_WAIT_POLICY=PASSIVE`` in the
+caveat: with ``n_jobs > 1`` on oversubscribed cores, OpenMP's default
+busy-waiting made training 5-10x *slower* in our measurements; set
+``OMP_WAIT_POLICY=PASSIVE`` in the
 environment of such jobs (the CLI does). Probabilities come from a
 :class:`~evalrank.models.calibrate.GradeCalibrator` fitted on the validation
 half.

@@ -200,8 +200,9 @@ def _lambda_kernel(scores, labels, offsets, gain, disc, inv_max_dcg, active, tru
     operations as the per-document form, so the same bits. ``recompute``: a
     pair's sigmoid is its table entry recomputed, ``1 / (1 + exp(sigmoid x))``
     at the bin's ``x`` (as :func:`sigmoid_table`), instead of read from the 8 MB
-    table, whose random reads miss the cache; only where that gives every entry's
-    bits (:func:`exp_matches_table`). A query's gradients depend on that query
+    table; only where that gives every entry's bits (:func:`exp_matches_table`).
+    Which is faster depends on the machine's cache (module docstring):
+    :class:`LambdaObjective` times both. A query's gradients depend on that query
     alone, so chunks of queries run in parallel (numba's threads) with the same
     result on any number of threads."""
     n = scores.shape[0]
