@@ -35,7 +35,13 @@ from evalrank import seeds
 from evalrank.models import RankingModel
 from evalrank.models._omp import import_lightgbm  # sets OMP_WAIT_POLICY=PASSIVE (see there)
 
-__all__ = ["LambdaMARTModel", "lightgbm_groups"]
+__all__ = ["LambdaMARTModel", "lightgbm_groups", "TREE_ONLY_PARAMS"]
+
+#: LightGBM parameters of :meth:`LambdaMARTModel._lgb_params` that grow the trees but do not bin the
+#: data: Datasets binned under parameters that differ only in these are the same (LightGBM's
+#: ``Dataset`` accepts them changed after construction; ``min_data_in_leaf`` bins, through
+#: ``feature_pre_filter``)
+TREE_ONLY_PARAMS = frozenset({"objective", "metric", "num_leaves", "learning_rate", "feature_fraction", "lambda_l2"})
 
 
 def lightgbm_groups(offsets: np.ndarray) -> np.ndarray:
@@ -110,17 +116,31 @@ class LambdaMARTModel(RankingModel):
         best = booster.best_iteration if booster.best_iteration > 0 else booster.current_iteration()
         return {"booster": booster, "best_iteration": int(best)}
 
+    def _fit_grid(self, train, vali, candidates):
+        # the grid's points share their binned Datasets (_datasets), unless a caller shares its own
+        own = getattr(self, "_dataset_cache", None) is None
+        if own:
+            self._dataset_cache = {}
+        try:
+            super()._fit_grid(train, vali, candidates)
+        finally:
+            if own:
+                del self._dataset_cache
+
     def _datasets(self, lgb, train, vali, p):
         """The LightGBM Datasets of ``train`` and ``vali`` (the validation set binned with the
         training set's bin boundaries). LightGBM bins them on first use with the training
-        parameters ``p``, so a Dataset depends only on the collection and ``p``: a caller that
-        fits several models on the same collections (e.g. the risk-sensitive learners of one
-        fold, :func:`evalrank.papers.dincer2016.risk_lambdamart.learn_files`) may set
-        ``_dataset_cache`` to a dict shared by the models, and a model whose ``(train, vali, p)``
-        -- the same collection objects and equal parameters -- is already in it reuses those
-        Datasets instead of binning the same data again (the same bins, so the same trees)."""
+        parameters ``p``; only some of those bin (:data:`TREE_ONLY_PARAMS` do not), so a
+        Dataset depends only on the collection and the others. The points of a grid share
+        their Datasets, and a caller that fits several models on the same collections (e.g. the
+        risk-sensitive learners of one fold,
+        :func:`evalrank.papers.dincer2016.risk_lambdamart.learn_files`) may set
+        ``_dataset_cache`` to a dict shared by the models: a fit whose ``(train, vali, p)`` --
+        the same collection objects and equal binning parameters -- is already in it reuses
+        those Datasets instead of binning the same data again (the same bins, so the same
+        trees)."""
         cache = getattr(self, "_dataset_cache", None)
-        key = (id(train), id(vali), tuple(sorted((k, repr(v)) for k, v in p.items() if k != "objective")))
+        key = (id(train), id(vali), tuple(sorted((k, repr(v)) for k, v in p.items() if k not in TREE_ONLY_PARAMS)))
         if cache is not None and key in cache:
             return cache[key][2:]
         dtrain = lgb.Dataset(train.features, label=train.labels.astype(np.int32),
