@@ -112,9 +112,11 @@ BACKENDS = ("sklearn", "lightgbm")
 #: LightGBM's largest ``num_leaves``
 LIGHTGBM_MAX_LEAVES = 131_072
 #: MB of a LightGBM booster's histogram cache (a deep tree would take one ~0.4 MB histogram per leaf);
-#: a parent's histogram evicted from it is rebuilt from the rows instead of subtracted (the same
-#: integer sums, so the same trees). Paper scale (200,000 rows, rf's tuned point, 10 trees): 128 MB
-#: 24.1 CPU s and 0.6 GB peak, 1,024 MB 19.7 s and 1.5 GB, 2,048 MB 19.4 s (benchmarks/RESULTS.md)
+#: a parent's histogram evicted from it is rebuilt from the rows instead of subtracted. Paper scale
+#: (200,000 rows, rf's tuned point, 10 trees): 128 MB 24.1 CPU s and 0.6 GB peak, 1,024 MB 19.7 s and
+#: 1.5 GB, 2,048 MB 19.4 s. The size is part of the model: not every tree is the same under another
+#: size (rf's 200 trees on 100,000 rows, 128 vs 1,024 MB: 7 of 3,038,172 pool scores differ, each by
+#: 0.0017, a leaf value of 0.34 over 200 trees; benchmarks/RESULTS.md, "Paper scale, fourth projection")
 LIGHTGBM_HISTOGRAM_POOL_MB = 1024
 #: trees per LightGBM booster (fit_lightgbm_forest): boosters grow in parallel, their trees in sequence
 TREES_PER_BOOSTER = 10
