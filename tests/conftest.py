@@ -76,6 +76,24 @@ def pytest_unconfigure(config):
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.fixture
+def lightgbm_datasets_made(monkeypatch):
+    """Every ``lightgbm.Dataset`` created while the test runs, in order (LightGBM's own class,
+    its ``__init__`` wrapped to count)."""
+    from evalrank.models._omp import import_lightgbm
+
+    lgb = import_lightgbm()
+    made = []
+    init = lgb.Dataset.__init__
+
+    def counting_init(self, *args, **kwargs):
+        made.append(self)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(lgb.Dataset, "__init__", counting_init)
+    return made
+
+
 @pytest.fixture(scope="module")
 def toy_split():
     """Train, validation and test collections (``toy_data.toy_collection`` 40, 40 and 60

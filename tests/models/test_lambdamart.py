@@ -7,24 +7,14 @@ import pytest
 
 from evalrank.models import zoo
 from evalrank.models.lambdamart import TREE_ONLY_PARAMS
-from evalrank.models._omp import import_lightgbm
-
-lgb = import_lightgbm()
 
 SMALL = {"num_boost_round": 30, "early_stopping_rounds": 10}
 
 
 @pytest.mark.parametrize("name", ["lambdamart", "gbrt"])
-def test_grid_points_share_datasets_and_grow_their_own_trees(toy_split, name, monkeypatch):
+def test_grid_points_share_datasets_and_grow_their_own_trees(toy_split, name, lightgbm_datasets_made):
     train, vali, _ = toy_split
-    made = []  # every lgb.Dataset created
-    init = lgb.Dataset.__init__
-
-    def counting_init(self, *args, **kwargs):
-        made.append(self)
-        init(self, *args, **kwargs)
-
-    monkeypatch.setattr(lgb.Dataset, "__init__", counting_init)
+    made = lightgbm_datasets_made
     grid = {"num_leaves": [3, 7], "learning_rate": [0.1, 0.3], "min_data_in_leaf": [5, 20]}
     model = zoo.make_model(name, **SMALL).fit(train, vali, grid=grid, seed=3)
     # train + vali per min_data_in_leaf (it bins, through feature_pre_filter); the rest do not

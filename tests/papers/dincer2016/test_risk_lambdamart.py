@@ -363,19 +363,12 @@ def test_risk_sensitive_models_differ_from_lambdamart_and_are_deterministic(spli
     np.testing.assert_array_equal(restored.score(vali.features), s1)
 
 
-def test_models_sharing_binned_datasets_grow_the_same_trees(split, monkeypatch):
+def test_models_sharing_binned_datasets_grow_the_same_trees(split, lightgbm_datasets_made):
     """learn_files' learners share one LightGBM Dataset pair (``_dataset_cache``): each grows the
     trees it grows when it bins train/vali itself, and other LightGBM parameters bin anew."""
     train, vali, B = split
     cache = {}
-    made = []  # every lgb.Dataset created
-    init = lgb.Dataset.__init__
-
-    def counting_init(self, *args, **kwargs):
-        made.append(self)
-        init(self, *args, **kwargs)
-
-    monkeypatch.setattr(lgb.Dataset, "__init__", counting_init)
+    made = lightgbm_datasets_made
     for method, alpha, kw in (("lambdamart", 0.0, {}), ("t-faro", 5.0, {}), ("u-cro", 1.0, {}),
                               ("georisk", 1.0, {"baselines": B})):
         alone = RiskLambdaMARTModel(method=method, alpha=alpha, **SMALL).fit(train, vali, seed=0, **kw)
