@@ -79,6 +79,13 @@ def test_active_stage(res):
     # the calibrated label model's split of the realised error: one row per twin and measure
     split = pd.read_csv(res / "active" / "label_model_split.csv")
     assert len(split) == 2 * 2 and (split["calibrated_ratio"] > 0).all() and (split["calibrated_ratio_se"] >= 0).all()
+    # cross-fitted (sawade2012.crossfit): rho is fitted on both halves of the fold's training partition
+    from evalrank.data.collection import Collection
+
+    halves = sum(Collection.load(res / "fold2" / f"{h}.npz").n_queries for h in ("train", "vali"))
+    assert (split["fit_queries"] == halves).all()
+    for m in ("rf", "ordered_logit"):
+        assert (res / "fold2" / "swap" / f"{m}.pkl").is_file() and (res / "fold2" / "swap" / f"{m}_train.npz").is_file()
 
 
 def test_ndcg_stage(res):

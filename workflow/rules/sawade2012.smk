@@ -15,11 +15,12 @@ EXPERIMENTS.update({
 })
 
 
-# The model's predictions on the fold's validation queries: the calibrated label model is fitted there.
+# The model's predictions on the fold's validation queries: the calibrated label model is fitted there
+# (and on the training half, predict_swap).
 rule predict_vali:
     input:
         model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
-        vali=f"{RESULTS}/fold{{fold}}/vali.npz",
+        queries=f"{RESULTS}/fold{{fold}}/vali.npz",
     output:
         f"{RESULTS}/fold{{fold}}/predictions_vali/{{model}}.npz",
     log:
@@ -32,8 +33,39 @@ rule predict_vali:
         mem_mb=8000,
         runtime=60,
     shell:
-        "python -m evalrank stage predict --model-file {input.model:q} --pool {input.vali:q} --threads {threads}"
+        "python -m evalrank stage predict --model-file {input.model:q} --pool {input.queries:q} --threads {threads}"
         " --output {output:q} 2> {log:q}"
+
+
+# Cross-fitting the calibrated label model (sawade2012.crossfit): the learner refitted on the
+# validation half with the model's tuned hyperparameters (no search), and its predictions on the
+# training half, where the copula's correlation is fitted beside the validation half's.
+use rule train_model as train_swap with:
+    input:
+        train=f"{RESULTS}/fold{{fold}}/vali.npz",
+        vali=f"{RESULTS}/fold{{fold}}/train.npz",
+        tuned=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
+    output:
+        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.pkl",
+        tuning=f"{RESULTS}/fold{{fold}}/swap/{{model}}.tuning.csv",
+    params:
+        opts=lambda w, input: train_options(w.model, tuned=input.tuned),
+    log:
+        f"{LOGS}/train/fold{{fold}}_{{model}}_swap.log",
+    benchmark:
+        f"{BENCH}/train/fold{{fold}}_{{model}}_swap.tsv"
+
+
+use rule predict_vali as predict_swap with:
+    input:
+        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.pkl",
+        queries=f"{RESULTS}/fold{{fold}}/train.npz",
+    output:
+        f"{RESULTS}/fold{{fold}}/swap/{{model}}_train.npz",
+    log:
+        f"{LOGS}/predict/fold{{fold}}_{{model}}_swap.log",
+    benchmark:
+        f"{BENCH}/predict/fold{{fold}}_{{model}}_swap.tsv"
 
 
 # split_training (models.smk) for the RF on n training pairs (Fig. 3): n pairs of the training
@@ -77,6 +109,9 @@ rule active_setup:
         vali=lambda w: [f"{RESULTS}/fold{w.fold}/predictions_vali/{EXPERIMENTS[w.experiment].a}.npz"]
         if EXPERIMENTS[w.experiment].calibrated
         else [],
+        swap=lambda w: [f"{RESULTS}/fold{w.fold}/swap/{EXPERIMENTS[w.experiment].a}_train.npz"]
+        if EXPERIMENTS[w.experiment].calibrated and ACT["crossfit"]
+        else [],
     output:
         f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
     params:
@@ -87,6 +122,7 @@ rule active_setup:
             cost_feature=ACT["cost_feature"], measures=ACT["measures"], max_grade=DS["max_grade"], seed=config["seed"],
             calibrated=[EXPERIMENTS[w.experiment].a] if EXPERIMENTS[w.experiment].calibrated else [],
             vali_predictions=[f"{EXPERIMENTS[w.experiment].a}={p}" for p in input.vali],
+            swap_predictions=[f"{EXPERIMENTS[w.experiment].a}={p}" for p in input.swap],
         ),
     log:
         f"{LOGS}/active/fold{{fold}}_{{experiment}}_setup.log",

@@ -61,7 +61,7 @@ from evalrank.active.theorem3 import _check_probs, _check_measure, batch_differe
 from evalrank.data.collection import check_offsets
 
 __all__ = ["factor_probs", "quadrature", "batch_mean_var_factor", "batch_difference_mean_var_factor",
-           "fit_factor_correlation", "doob_increments", "variance_split", "RHO_MAX", "DEFAULT_NODES",
+           "fit_factor_correlation", "true_losses", "doob_increments", "variance_split", "RHO_MAX", "DEFAULT_NODES",
            "TARGETS"]
 
 #: Largest correlation :func:`fit_factor_correlation` returns (the copula degenerates at 1).
@@ -183,14 +183,18 @@ def batch_difference_mean_var_factor(probs, offsets_a, order_a, offsets_b, order
                  for wk, pk in _node_probs(probs, rho, nodes)])
 
 
-def _true_losses(labels, offsets, order, measure, max_grade):
+def true_losses(labels, offsets, order, measure: str, *, max_grade: int) -> np.ndarray:
+    """Per query ``L(r(x), y)`` (Sawade et al. 2012, eq. 1 or 2: DCG or ERR over the whole list) of
+    the ranking ``order`` under the true ``labels``: what this module's moments predict."""
     from evalrank.metrics.dcg import dcg_sorted, gain_values
     from evalrank.metrics.err import err_sorted, stop_probability
 
     y = np.asarray(labels)[order]
     if measure == "dcg":
         return dcg_sorted(gain_values(y), offsets, None)
-    return err_sorted(stop_probability(y, max_grade), offsets, None)
+    if measure == "err":
+        return err_sorted(stop_probability(y, max_grade), offsets, None)
+    raise ValueError(f"measure must be 'dcg' or 'err', got {measure!r}")
 
 
 #: What :func:`fit_factor_correlation` matches: the whole realised squared error, or its
@@ -220,7 +224,7 @@ def fit_factor_correlation(probs, labels, offsets, order, measure, *, max_grade:
         raise ValueError(f"target must be one of {list(TARGETS)}, got {target!r}")
     order = np.asarray(order)
     offsets = check_offsets(offsets, order.shape[0])
-    losses = _true_losses(labels, offsets, order, measure, max_grade)
+    losses = true_losses(labels, offsets, order, measure, max_grade=max_grade)
     if not 0.0 < rho_max < 1.0:
         raise ValueError(f"rho_max must be in (0, 1), got {rho_max!r}")
     if target == "cross":

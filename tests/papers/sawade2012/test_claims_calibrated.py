@@ -19,11 +19,11 @@ def _write(tmp_path, *, cal_dcg_ratio=1.12, cal_err_ratio=0.93, dcg_paper=-0.02,
     act.mkdir(parents=True, exist_ok=True)
     split = pd.DataFrame([
         ["fig1_rf_calibrated", "err", queries, 0.033, 0.0463, 1.408, 0.0412, 1.253, 0.0051, 0.155, 125, 1.79, 0.95,
-         0.0556, cal_err_ratio, cal_err_se, 0.846, 0.847, 0.534, 0.457],
+         0.0556, cal_err_ratio, cal_err_se, 0.846, 0.847, 0.534, 0.457, cal_err_se, 0.0, queries],
         ["fig1_rf_calibrated", "dcg", queries, 34.77, 394.2, 11.34, 42.97, 1.236, 351.2, 10.1, 125, 10.72, 0.2266,
-         351.7, cal_dcg_ratio, cal_dcg_se, 1.042, 0.898, 0.675, 0.540],
+         351.7, cal_dcg_ratio, cal_dcg_se, 1.042, 0.898, 0.675, 0.540, cal_dcg_se, 0.0, queries],
     ] + [[e, "dcg", queries, 34.77, 394.2, 11.34, 42.97, 1.236, 351.2, 10.1, 125, 10.72, 0.2266, 351.7, r, se,
-          1.042, 0.898, 0.675, 0.540] for e, r, se in more], columns=SPLIT_COLUMNS)
+          1.042, 0.898, 0.675, 0.540, se, 0.0, queries] for e, r, se in more], columns=SPLIT_COLUMNS)
     split.to_csv(act / "label_model_split.csv", index=False)
     savings = pd.DataFrame([
         ["fig1_rf", "err", 300, 0.0095, 256.0, 0.146, "20%"],
@@ -43,7 +43,7 @@ def test_numbers_come_from_the_tables(tmp_path):
     cal, dcg = cc.calibrated_findings(_write(tmp_path))
     assert cal.verdict == "reproduced"
     assert "`fig1_rf_calibrated` DCG: 11.3 → 1.12 ± 0.05 (ρ = 0.23)" in cal.ours
-    assert "a calibrated ratio ± 0.05 (1 se, jackknife over pool queries, the largest)" in cal.resolves
+    assert f"a calibrated ratio ± 0.05 (1 se, {cc.HOW}, the largest)" in cal.resolves
     assert "within-document 1.24, cross-document 10.1" in cal.reason
     assert dcg.verdict == "reproduced"
     assert dcg.ours == "paper's model: DCG −2.0 %, ERR 14.6 %; calibrated: DCG 8.0 %, ERR 14.0 %"
@@ -126,3 +126,13 @@ def test_the_dcg_claim_states_the_saving_monte_carlo_error(tmp_path):
     dcg = cc.calibrated_findings(out)[1]
     assert dcg.power.se == pytest.approx(want) and want > 0
     assert "calibrated DCG saving ±" in dcg.resolves and "5,000 Monte Carlo repetitions" in dcg.resolves
+
+
+def test_pools_sharing_queries_count_each_query_once(tmp_path):
+    """Five folds' pools of one 86-query dataset: the power names 86 queries, and the 344 entries."""
+    out = _write(tmp_path, queries=344)
+    split = pd.read_csv(tmp_path / "active" / "label_model_split.csv")
+    split["distinct_queries"] = 86
+    split.to_csv(tmp_path / "active" / "label_model_split.csv", index=False)
+    cal = cc.calibrated_findings(out)[0]
+    assert "86 held-out pool queries" in cal.resolves and "hold 344 queries, 86 distinct" in cal.resolves

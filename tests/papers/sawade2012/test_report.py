@@ -108,14 +108,15 @@ def test_coverage_needs_shards_with_standard_errors(tmp_path):
         coverage_table(setups, shards)
 
 
-def _hand_setup(path, fold, values, mean, var, q, costs, experiment="fig1_rf", doc_sq=None):
+def _hand_setup(path, fold, values, mean, var, q, costs, experiment="fig1_rf", doc_sq=None, qids=None):
     meta = json.dumps({"experiment": experiment, "kind": "estimate", "metric": "abs_error", "fold": fold,
                        "measures": ["dcg"], "train_pairs": None})
     arrays = {"values_dcg": values, "pred_mean_dcg": mean, "pred_var_dcg": var, "q_dcg_active": q, "costs": costs,
               "truth_dcg": np.float64(np.mean(values))}
     if doc_sq is not None:
         arrays["doc_sq_dcg"] = doc_sq
-    io.save_arrays(path, meta=np.array(meta), **{k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()})
+    ids = {} if qids is None else {"pool_qids": np.asarray(qids, dtype=np.int64)}
+    io.save_arrays(path, meta=np.array(meta), **{k: np.asarray(v, dtype=np.float64) for k, v in arrays.items()}, **ids)
     return path
 
 
@@ -155,6 +156,16 @@ def test_label_model_table_by_hand(tmp_path):
     assert both["realized_squared_error"] == pytest.approx((0.875 * 4 + 14) / 8)
     assert both["predicted_variance"] == pytest.approx((4 + 0.4) / 8)
     assert both["overconfident"] and np.isnan(both["realized_documents"])  # one fold lacks doc_sq_dcg
+    assert np.isnan(both["distinct_queries"])  # setups without pool_qids
+    # two folds' pools sharing queries 3 and 4: 8 entries, 6 different queries, and the power counts 6
+    from evalrank.papers.sawade2012.power import pool_queries
+
+    ids = [_hand_setup(tmp_path / f"q{f}.npz", f, [1, 2, 3, 6], [1.5, 2, 2, 4.5], [0.25, 1, 0.5, 2.25], q, costs,
+                       qids=[f * 2 - 1, f * 2, f * 2 + 1, f * 2 + 2]) for f in (1, 2)]
+    shared = label_model_table(ids)
+    assert (shared.iloc[0]["queries"], shared.iloc[0]["distinct_queries"]) == (8, 6)
+    assert pool_queries(shared) == 6 and pool_queries(shared, "fig1_rf", "dcg") == 6
+    assert pool_queries(label_model_table([p, p2])) == 8  # no ids: the entries
 
 
 def test_label_model_table_needs_the_moments(tmp_path):

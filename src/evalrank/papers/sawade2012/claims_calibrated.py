@@ -2,11 +2,12 @@
 two claims, returned by :func:`calibrated_findings` for ``sawade2012/findings.py`` to list.
 
 1. *Calibration.* The paper's label model (Theorem 3, independent labels) predicts too small a
-   per-query variance for DCG; the query-level random effect, fitted on the validation queries,
+   per-query variance for DCG; the query-level random effect, fitted on held-out training queries,
    predicts it (``label_model_split.csv``). Verdict: every calibrated experiment's realised /
    predicted ratio in :data:`RATIO_BAND` for every measure = reproduced; some = partly; none = not
-   reproduced. Each ratio's standard error over the pool's queries (``calibrated_ratio_se``,
-   :func:`evalrank.papers.sawade2012.calibrated.ratio_of_means_se`, the jackknife) is stated; a
+   reproduced. Each ratio's standard error (``calibrated_ratio_se``: the pool's queries and the
+   queries ``rho`` is fitted on, :func:`evalrank.papers.sawade2012.calibrated.calibrated_ratio_se`)
+   is stated; a
    ratio within 2 se of a band edge is neither in nor out, and where such ratios could change the
    verdict it is "not tested". The cause is stated with the numbers: the within-document part of
    the realised error against the cross-document (covariance) part.
@@ -32,6 +33,8 @@ SAVINGS = "active/savings.csv"
 CURVES = "active/curves.csv"
 #: realised / predicted variance of a calibrated model (issue 30's acceptance)
 RATIO_BAND = (0.67, 1.5)
+#: how a calibrated ratio's standard error is had (calibrated.calibrated_ratio_se)
+HOW = "jackknife over pool queries and, through rho's moment equation, over the queries rho is fitted on"
 #: DCG's saving must reach this share of ERR's to be "qualitatively similar"
 HALF = 0.5
 
@@ -57,7 +60,7 @@ def _band_rule(inside: int, total: int) -> str:
 def _calibration(split) -> Finding:
     """Claim 1. Each calibrated ratio is judged in or out of :data:`RATIO_BAND` only where its
     interval of :data:`~evalrank.papers.common.findings.Z_RESOLVE` standard errors
-    (``calibrated_ratio_se``, the jackknife over pool queries) stays on one side of the band's
+    (``calibrated_ratio_se``: pool and fit queries) stays on one side of the band's
     edges; where the unresolved ratios, counted in or out, would give different verdicts, the claim
     is "not tested" (:func:`powered`, the tolerance being the deciding ratio's distance to its
     nearest edge). A table without ``calibrated_ratio_se`` (written before it) is judged on the
@@ -78,21 +81,23 @@ def _calibration(split) -> Finding:
                      f"cross-document {fmt(r.ratio_cross)}")
     total = len(split)
     verdict = _band_rule(inside, total)
-    se_said = " (± 1 se over the pool's queries)" if any(not is_nan(x) for x in ses) else ""
+    se_said = " (± 1 se over the pool's and the fit's queries)" if any(not is_nan(x) for x in ses) else ""
     ours = f"realised / predicted variance, paper's model → calibrated{se_said}: " + "; ".join(parts)
     reason = (f"{inside} of {total} calibrated ratios in {lo}–{hi}. The paper's model's realised squared error, "
               "over its predicted variance, split by the Doob martingale along the ranking into the part "
               "independent labels can produce and the covariance of errors within a query: " + "; ".join(cause)
               + ". The copula is fitted on "
-              + ", ".join(sorted({f"{fmt(v)} validation queries" for v in split["vali_queries"]})) + ".")
-    fitted = "fitted on " + fmt(int(split["vali_queries"].max())) + " validation queries"
-    n = int(split["queries"].max())
+              + ", ".join(sorted({f"{fmt(v)} held-out training queries" for v in split["fit_queries"]})) + ".")
+    fitted = "fitted on " + fmt(int(split["fit_queries"].max())) + " held-out training queries"
+    n = int(split["distinct_queries"].max()) if "distinct_queries" in split else int(split["queries"].max())
+    if n != int(split["queries"].max()):  # the pools of several folds share queries
+        fitted += f"; the pools of the folds hold {fmt(int(split['queries'].max()))} queries, {fmt(n)} distinct"
     sure = inside - sum(ok for *_, ok in unresolved)  # in the band beyond doubt
     if unresolved and _band_rule(sure, total) != _band_rule(sure + len(unresolved), total):
         name, ratio, se, dist, _ = max(unresolved, key=lambda u: u[2] / max(u[3], 1e-300))
         edge = lo if abs(ratio - lo) <= abs(ratio - hi) else hi
         power = Power(n=n, unit="held-out pool queries", se=se, of=f"{name}'s calibrated ratio",
-                      how="jackknife over pool queries",
+                      how=HOW,
                       note=f"{len(unresolved)} of {total} ratios lie within {Z_RESOLVE:g} se of a band edge ("
                            + ", ".join(f"{u[0]} {fmt(u[1])} ± {fmt(Z_RESOLVE * u[2], 2)}" for u in unresolved)
                            + f"), enough to change the verdict; {name}'s distance to the edge {fmt(edge)} is "
@@ -100,7 +105,7 @@ def _calibration(split) -> Finding:
         return powered(CALIBRATION_CLAIM, ours, verdict, reason, SPLIT, power, tol=dist)
     finite = [float(x) for x in ses if not is_nan(x)]
     power = Power(n=n, unit="held-out pool queries", se=max(finite) if finite else None, of="a calibrated ratio",
-                  how="jackknife over pool queries, the largest",
+                  how=HOW + ", the largest",
                   note=fitted + (f"; {len(unresolved)} ratio(s) within {Z_RESOLVE:g} se of a band edge, not enough "
                                  "to change the verdict" if unresolved else ""))
     return _finding(CALIBRATION_CLAIM, ours, verdict, reason, SPLIT, power)

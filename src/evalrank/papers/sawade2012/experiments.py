@@ -26,9 +26,9 @@ import numpy as np
 from evalrank import seeds
 from evalrank.active.costs import query_costs
 from evalrank.active.sampling import METHODS, q_star_difference_methods, q_star_methods
+from evalrank.active.theorem3_correlated import true_losses
 from evalrank.data.collection import segment_ids
-from evalrank.metrics.dcg import dcg_sorted, gain_values
-from evalrank.metrics.err import err_sorted, stop_probability
+from evalrank.metrics.dcg import gain_values
 from evalrank.metrics.ranking import positions, rank_order
 from evalrank.papers.sawade2012.printed import SAVINGS, saving_label
 
@@ -105,16 +105,6 @@ def experiments(model_names, *, drop: float = 0.1, base_pairs: int | None = None
         if m in have and m in ("rf", "ordered_logit"):
             out.append(Experiment(f"fig1_{m}{CALIBRATED_SUFFIX}", "estimate", m, calibrated=True))
     return out
-
-
-def true_losses(labels, offsets, order, measure: str, *, max_grade: int) -> np.ndarray:
-    """Per-query ``L(r(x), y)`` (eq. 1 or 2) of ranking ``order`` under the given labels."""
-    y = np.asarray(labels)[order]
-    if measure == "dcg":
-        return dcg_sorted(gain_values(y), offsets, None)
-    if measure == "err":
-        return err_sorted(stop_probability(y, max_grade), offsets, None)
-    raise ValueError(f"measure must be 'dcg' or 'err', got {measure!r}")
 
 
 def dcg_document_residuals(labels, probs, offsets, order_a, offsets_b=None, order_b=None) -> np.ndarray:
@@ -222,7 +212,7 @@ def find_experiment(name: str, models, *, drop: float, base_pairs, base_model=No
 
 def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, sizes, predictions: dict, pool,
                cost_feature, measures, max_grade: int, seed: int, fold: int, output, log=None, calibrated=(),
-               vali_predictions: dict | None = None) -> None:
+               vali_predictions: dict | None = None, swap_predictions: dict | None = None) -> None:
     """q* of every method, the costs and the truth of the experiment named ``experiment``
     (:func:`find_experiment` with ``models``, ``drop``, ``base_pairs``, ``base_model``, ``sizes``)
     and one fold (:func:`setup_experiment`; Sec. 5) from the pool predictions (``predictions``: name -> .npz)
@@ -231,7 +221,9 @@ def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, 
     Timings go to ``log`` only, so the file is byte-identical across runs. A calibrated experiment
     (``calibrated``: the models of sawade2012.calibrated) also needs ``vali_predictions`` (name -> .npz:
     the model's predictions on the fold's validation queries, where the label model is fitted;
-    :func:`evalrank.papers.sawade2012.calibrated.calibrate_setup`)."""
+    :func:`evalrank.papers.sawade2012.calibrated.calibrate_setup`), and takes ``swap_predictions``
+    (name -> .npz: the swapped model's predictions on the training half, cross-fitting; None: the
+    validation queries alone)."""
     import json
 
     from evalrank import io
@@ -253,6 +245,7 @@ def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, 
     else:
         lengths = pool.features[:, cost_feature - 1].astype(np.float64)
     out = setup_experiment(exp, preds, lengths, measures, seed=seed, fold=fold, max_grade=max_grade)
+    out["pool_qids"] = pool.qids.astype(np.int64)  # the folds' pools share queries (label_model_table, split_table)
     meta = {"experiment": exp.name, "kind": exp.kind, "metric": exp.metric, "fold": fold,
             "measures": list(measures), "train_pairs": exp.train_pairs}
     if exp.calibrated:
@@ -261,8 +254,9 @@ def setup_file(experiment: str, *, models, drop: float, base_pairs, base_model, 
         vali = {name: io.load_arrays(path) for name, path in (vali_predictions or {}).items()}
         if exp.a not in vali:
             raise ValueError(f"experiment {exp.name} needs --vali-predictions of {exp.a!r} (its validation queries)")
-        out.update(calibrate_setup(out, preds[exp.a], vali[exp.a], measures, max_grade=max_grade))
-        meta.update(calibrated=True, base=exp.base)
+        swap = {name: io.load_arrays(path) for name, path in (swap_predictions or {}).items()}
+        out.update(calibrate_setup(out, preds[exp.a], vali[exp.a], measures, max_grade=max_grade, swap=swap.get(exp.a)))
+        meta.update(calibrated=True, base=exp.base, crossfit=exp.a in swap)
     secs = {k[len("seconds_"):]: round(float(out.pop(k)), 3) for k in [k for k in out if k.startswith("seconds_")]}
     io.save_arrays(output, meta=np.array(json.dumps(meta, sort_keys=True)), **out)
     if log is not None:

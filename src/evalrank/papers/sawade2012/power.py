@@ -1,7 +1,7 @@
 """What a Sawade et al. (2012) run resolves (issue 30 item 2), for the findings
 (:mod:`evalrank.papers.sawade2012.findings`, :mod:`~evalrank.papers.sawade2012.claims_calibrated`,
 :mod:`~evalrank.papers.sawade2012.claims_campaign`): the pool's queries (``label_model_check.csv``'s
-``queries``, all folds), the Monte Carlo campaigns per method and budget (``curves.csv``'s
+``distinct_queries``, all folds), the Monte Carlo campaigns per method and budget (``curves.csv``'s
 ``n_runs``), the Monte Carlo standard error of a saving (:func:`saving_se`, the delta method on
 ``curves.csv``'s per-budget means and standard errors) and the smallest pool a saving's verdict may
 judge (:data:`MIN_POOL`), gathered into a :class:`evalrank.papers.common.findings.Power`.
@@ -17,7 +17,7 @@ from evalrank.papers.common.findings import Power, is_nan
 
 __all__ = ["MIN_POOL", "MIN_POOL_WHY", "saving_se", "curve_se", "pool_queries", "n_runs", "saving_power", "first_row"]
 
-#: The smallest pool (queries, all folds) whose savings this run's verdicts may judge. A saving is
+#: The smallest pool (different queries over all folds) whose savings this run's verdicts may judge. A saving is
 #: a property of the pool's queries: how much q* gains depends on a few queries with large
 #: deviations |L_x - R|. Measured (issue 30): the jackknife over pool queries of the expected saving
 #: 1 - budget_factor_active (label_model_check's, with the true labels) has a standard error of
@@ -82,14 +82,18 @@ def curve_se(curves, exp, measure, ref) -> float:
 
 
 def pool_queries(labels, exp=None, measure="err"):
-    """The pool's queries (all folds) behind ``exp`` (or the largest pool of any experiment), from
-    ``label_model_check.csv``; None where the table (or its ``queries`` column) is absent."""
+    """The pool's queries behind ``exp`` (or the largest pool of any experiment), from
+    ``label_model_check.csv``: its different queries over all folds (``distinct_queries``; a query
+    is in the pool of every fold but its own, and its four entries are not four draws), or the
+    entries summed over folds (``queries``) in a table without that column; None where the table
+    (or its ``queries`` column) is absent."""
     if labels is None or "queries" not in labels:
         return None
+    col = "distinct_queries" if "distinct_queries" in labels and labels["distinct_queries"].notna().all() else "queries"
     if exp is None:
-        return int(labels["queries"].max()) if len(labels) else None
+        return int(labels[col].max()) if len(labels) else None
     r = first_row(labels, experiment=exp, measure=measure)
-    return None if r is None else int(r["queries"])
+    return None if r is None else int(r[col])
 
 
 def n_runs(curves, exp, measure, budget):

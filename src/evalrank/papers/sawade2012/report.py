@@ -228,7 +228,7 @@ def coverage_table(setup_paths, shard_paths, *, level: float = 0.95):
 
 LABEL_CHECK_COLUMNS = ["experiment", "quantity", "measure", "queries", "predicted_variance", "realized_squared_error",
                        "ratio", "realized_documents", "overconfident", "corr_abs_deviation", "corr_second_moment",
-                       "budget_factor_active", "budget_factor_oracle"]
+                       "budget_factor_active", "budget_factor_oracle", "distinct_queries"]
 
 
 def _budget_factor(q, values, costs) -> float:
@@ -266,7 +266,9 @@ def label_model_table(setup_paths):
     active needs relative to passive for the same asymptotic variance with the true labels
     (:func:`_budget_factor`; 1 - it is the saving to expect), ``budget_factor_oracle`` the same
     for the q* a perfect label model would give (``q ∝ |L_x - R| / sqrt(lambda(x))``). Mean over
-    folds for the budget factors.
+    folds for the budget factors. ``queries``: the pools' queries summed over folds;
+    ``distinct_queries``: how many different queries they are (each query is in the pool of all
+    folds but its own; NaN for setups written without ``pool_qids``).
     """
     import pandas as pd
 
@@ -296,9 +298,11 @@ def label_model_table(setup_paths):
                 fa.append(_budget_factor(s[f"q_{m}_active"], v, c))
                 oracle = np.abs(v - v.mean()) / np.sqrt(c)
                 fo.append(_budget_factor(oracle / oracle.sum(), v, c) if oracle.sum() > 0 else float("nan"))
+            distinct = (np.unique(np.concatenate([s["pool_qids"] for _, s in folds])).size
+                        if all("pool_qids" in s for _, s in folds) else float("nan"))
             rows.append({
                 "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
-                "measure": m, "queries": check["queries"], "predicted_variance": check["predicted_variance"],
+                "measure": m, "queries": check["queries"], "distinct_queries": distinct, "predicted_variance": check["predicted_variance"],
                 "realized_squared_error": check["realized_squared_error"], "ratio": check["ratio"],
                 "realized_documents": docs,
                 "overconfident": bool(check["ratio"] > OVERCONFIDENT),

@@ -22,7 +22,8 @@ def cmd_active_setup(a):
                sizes=a.sizes, predictions=named_paths(a.predictions, "--predictions"), pool=a.pool, cost_feature=a.cost_feature,
                measures=a.measures, max_grade=a.max_grade, seed=a.seed, fold=a.fold, output=a.output, log=_log,
                calibrated=a.calibrated or (),
-               vali_predictions=named_paths(a.vali_predictions, "--vali-predictions") if a.vali_predictions else None)
+               vali_predictions=named_paths(a.vali_predictions, "--vali-predictions") if a.vali_predictions else None,
+               swap_predictions=named_paths(a.swap_predictions, "--swap-predictions") if a.swap_predictions else None)
 
 
 def cmd_active_mc(a):
@@ -69,6 +70,11 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--vali-predictions", nargs="*",
                    help="name=path of the model's predictions on the fold's validation queries (a calibrated "
                         "experiment's label model is fitted there; default: none, which a calibrated experiment refuses)")
+    s.add_argument("--swap-predictions", nargs="*",
+                   help="name=path of the swapped model's predictions on the fold's training half (the learner "
+                        "refitted on the validation half with the model's tuned hyperparameters): the calibrated "
+                        "label model is fitted on both halves, cross-fitted (sawade2012.crossfit; default: none, "
+                        "the validation half alone)")
     s.add_argument("--output", required=True, help="setup.npz")
 
     s = add_command(sub, "active-mc", cmd_active_mc, "Monte Carlo of Algorithm 1: one shard of the repetitions")
