@@ -15,8 +15,9 @@ law of total variance over it. The held-out queries are cross-fitted (Chernozhuk
 two-fold cross-fitting; Schick 1986): the model's predictions on the validation half, and the
 predictions on the training half of the same learner refitted on the validation half with the
 model's tuned hyperparameters (the *swapped* model, ``sawade2012.crossfit``). The halves are of one
-size, so the swapped model learns from as many queries as the model and its errors estimate the
-same ``rho``; it doubles the queries ``rho`` is fitted on, and the training half was not used to
+size (``models.train_pairs`` pairs each, or the whole halves of the partition's queries, one query
+apart at most), so the swapped model learns from as many queries as the model and its errors
+estimate the same ``rho``; it doubles the queries ``rho`` is fitted on, and the training half was not used to
 pick the hyperparameters, so a winner's curse on the validation half is diluted.
 
 :func:`calibrate_setup` turns the paper's setup of a Fig. 1 experiment into its calibrated twin's
