@@ -136,3 +136,5 @@ def test_pools_sharing_queries_count_each_query_once(tmp_path):
     split.to_csv(tmp_path / "active" / "label_model_split.csv", index=False)
     cal = cc.calibrated_findings(out)[0]
     assert "86 held-out pool queries" in cal.resolves and "hold 344 queries, 86 distinct" in cal.resolves
+    dcg = cc.calibrated_findings(out)[1]
+    assert "86 queries in the pool" in dcg.resolves and "86 queries in the pool cannot resolve" in dcg.reason

@@ -52,6 +52,14 @@ def _finding(claim, ours, verdict, reason, source, power, *, min_pool: bool = Fa
     return powered(claim, ours, verdict, reason, source, power)
 
 
+def _pool_n(split) -> int:
+    """The pool's different queries over all folds (``distinct_queries``; a table written before
+    it: the entries summed over folds, ``queries``), the largest over ``split``'s rows."""
+    if "distinct_queries" in split and split["distinct_queries"].notna().all():
+        return int(split["distinct_queries"].max())
+    return int(split["queries"].max())
+
+
 def _band_rule(inside: int, total: int) -> str:
     """The calibration rule (module docstring): all ratios in the band = reproduced, some = partly."""
     return "reproduced" if inside == total else ("partly" if inside else "not reproduced")
@@ -89,7 +97,7 @@ def _calibration(split) -> Finding:
               + ". The copula is fitted on "
               + ", ".join(sorted({f"{fmt(v)} held-out training queries" for v in split["fit_queries"]})) + ".")
     fitted = "fitted on " + fmt(int(split["fit_queries"].max())) + " held-out training queries"
-    n = int(split["distinct_queries"].max()) if "distinct_queries" in split else int(split["queries"].max())
+    n = _pool_n(split)
     if n != int(split["queries"].max()):  # the pools of several folds share queries
         fitted += f"; the pools of the folds hold {fmt(int(split['queries'].max()))} queries, {fmt(n)} distinct"
     sure = inside - sum(ok for *_, ok in unresolved)  # in the band beyond doubt
@@ -166,7 +174,7 @@ def _dcg(savings, curves, split) -> list[Finding]:
                   "not how much they do on average; the rest is the predicted means.")
         runs = curves[(curves.experiment == twin) & (curves.measure == "dcg")]["n_runs"]
         se = _saving_se(savings, curves, twin)
-        power = Power(n=int(oracle["queries"].iloc[0]) if not oracle.empty else None, unit="queries in the pool",
+        power = Power(n=_pool_n(oracle) if not oracle.empty else None, unit="queries in the pool",
                       repetitions=int(runs.min()) if len(runs) else None, se=None if is_nan(se) else se,
                       of="calibrated DCG saving", how="delta method on curves.csv", percent=True)
         out.append(_finding(f"{DCG_CLAIM} (`{base}`)", ours, verdict, reason, f"{SAVINGS}, {SPLIT}", power,
