@@ -183,9 +183,10 @@ def split_table(setup_paths):
     expectation is the predicted variance) and the cross-document part (``realized_cross``: errors of
     one sign within a query), each with its ratio to the predicted variance; the held-out queries
     the copula was fitted on (``fit_queries``, summed over folds; the paper's model's ``fit_ratio``
-    there, the fitted ``rho``, both means over folds); the calibrated model's predicted variance and ratio on the pool; and the budget each
-    q* needs relative to passive sampling for the same asymptotic variance with the true losses
-    (:func:`evalrank.papers.sawade2012.report._budget_factor`; 1 - factor = the saving to expect):
+    there, the fitted ``rho``, both means over folds); the calibrated model's predicted variance
+    and ratio on the pool; and the budget each q* needs relative to passive sampling for the same
+    asymptotic variance with the true losses (:func:`evalrank.papers.sawade2012.report._budget_factor`;
+    1 - factor = the saving to expect):
     the paper's model, the calibrated model, the paper's mean with each query's *true* squared
     error as its variance (``budget_factor_true_variance``: the best any variance model can do
     with this mean) and a perfect label model (``q ∝ |L_x - R| / sqrt(lambda(x))``).

@@ -24,7 +24,7 @@ two claims, returned by :func:`calibrated_findings` for ``sawade2012/findings.py
 from __future__ import annotations
 
 from evalrank.papers.common.findings import Z_RESOLVE, Finding, Power, fmt, is_nan, pct, powered
-from evalrank.papers.sawade2012.power import MIN_POOL, MIN_POOL_WHY, saving_se
+from evalrank.papers.sawade2012.power import MIN_POOL, MIN_POOL_WHY, pool_queries, saving_se
 
 __all__ = ["calibrated_findings", "RATIO_BAND", "HALF", "SPLIT", "SAVINGS", "CALIBRATION_CLAIM", "DCG_CLAIM"]
 
@@ -50,14 +50,6 @@ def _finding(claim, ours, verdict, reason, source, power, *, min_pool: bool = Fa
     if min_pool:
         return powered(claim, ours, verdict, reason, source, power, min_n=MIN_POOL, why=MIN_POOL_WHY)
     return powered(claim, ours, verdict, reason, source, power)
-
-
-def _pool_n(split) -> int:
-    """The pool's different queries over all folds (``distinct_queries``; a table written before
-    it: the entries summed over folds, ``queries``), the largest over ``split``'s rows."""
-    if "distinct_queries" in split and split["distinct_queries"].notna().all():
-        return int(split["distinct_queries"].max())
-    return int(split["queries"].max())
 
 
 def _band_rule(inside: int, total: int) -> str:
@@ -97,7 +89,7 @@ def _calibration(split) -> Finding:
               + ". The copula is fitted on "
               + ", ".join(sorted({f"{fmt(v)} held-out training queries" for v in split["fit_queries"]})) + ".")
     fitted = "fitted on " + fmt(int(split["fit_queries"].max())) + " held-out training queries"
-    n = _pool_n(split)
+    n = pool_queries(split)  # its different queries over the folds' pools
     if n != int(split["queries"].max()):  # the pools of several folds share queries
         fitted += f"; the pools of the folds hold {fmt(int(split['queries'].max()))} queries, {fmt(n)} distinct"
     sure = inside - sum(ok for *_, ok in unresolved)  # in the band beyond doubt
@@ -174,7 +166,7 @@ def _dcg(savings, curves, split) -> list[Finding]:
                   "not how much they do on average; the rest is the predicted means.")
         runs = curves[(curves.experiment == twin) & (curves.measure == "dcg")]["n_runs"]
         se = _saving_se(savings, curves, twin)
-        power = Power(n=_pool_n(oracle) if not oracle.empty else None, unit="queries in the pool",
+        power = Power(n=pool_queries(oracle) if not oracle.empty else None, unit="queries in the pool",
                       repetitions=int(runs.min()) if len(runs) else None, se=None if is_nan(se) else se,
                       of="calibrated DCG saving", how="delta method on curves.csv", percent=True)
         out.append(_finding(f"{DCG_CLAIM} (`{base}`)", ours, verdict, reason, f"{SAVINGS}, {SPLIT}", power,

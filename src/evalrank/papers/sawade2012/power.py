@@ -83,13 +83,15 @@ def curve_se(curves, exp, measure, ref) -> float:
 
 def pool_queries(labels, exp=None, measure="err"):
     """The pool's queries behind ``exp`` (or the largest pool of any experiment), from
-    ``label_model_check.csv``: its different queries over all folds (``distinct_queries``; a query
-    is in the pool of every fold but its own, and its four entries are not four draws), or the
-    entries summed over folds (``queries``) in a table without that column; None where the table
-    (or its ``queries`` column) is absent."""
+    ``label_model_check.csv`` (or ``label_model_split.csv``, which has the same columns): its
+    different queries over all folds (``distinct_queries``; a query is in the pool of every fold
+    but its own, and its four entries are not four draws), or the entries summed over folds
+    (``queries``) in a table without that column; None where the table (or its ``queries``
+    column) is absent."""
     if labels is None or "queries" not in labels:
         return None
-    col = "distinct_queries" if "distinct_queries" in labels and labels["distinct_queries"].notna().all() else "queries"
+    distinct = "distinct_queries" in labels and labels["distinct_queries"].notna().all()
+    col = "distinct_queries" if distinct else "queries"
     if exp is None:
         return int(labels[col].max()) if len(labels) else None
     r = first_row(labels, experiment=exp, measure=measure)

@@ -302,7 +302,8 @@ def label_model_table(setup_paths):
                         if all("pool_qids" in s for _, s in folds) else float("nan"))
             rows.append({
                 "experiment": exp, "quantity": "ranker" if meta0["kind"] == "estimate" else "difference",
-                "measure": m, "queries": check["queries"], "distinct_queries": distinct, "predicted_variance": check["predicted_variance"],
+                "measure": m, "queries": check["queries"], "distinct_queries": distinct,
+                "predicted_variance": check["predicted_variance"],
                 "realized_squared_error": check["realized_squared_error"], "ratio": check["ratio"],
                 "realized_documents": docs,
                 "overconfident": bool(check["ratio"] > OVERCONFIDENT),
