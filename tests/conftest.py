@@ -2,9 +2,10 @@
 
 ``make test`` runs four xdist workers that take whole modules (``--dist loadscope``) in
 collection order (``--no-loadscope-reorder``: by default xdist sorts the modules by their
-number of tests, which put the one-test DAG modules last). The four DAG modules take minutes each, most of it waiting on jobs (and on
-Slurm's scheduler); started first, one per worker, the unit tests fill the cores around them
-instead of leaving the DAG runs alone at the end. The tests on copies of the tiny run come
+number of tests, which put the one-test DAG modules last). The slow modules (``_FIRST``: the
+DAG runs, Slurm, the pip install) take minutes each, much of it waiting on jobs, on Slurm's
+scheduler or on pip; started first, the unit tests fill the cores around them instead of
+leaving the DAG runs alone at the end. The tests on copies of the tiny run come
 last, on whichever workers are free (conftest.tiny_run shares the run between workers). Within
 a module the order is unchanged.
 
@@ -41,8 +42,15 @@ import pytest  # noqa: E402
 from numba_lock import LOCK_ENV, install  # noqa: E402
 from toy_data import toy_collection  # noqa: E402
 
-#: the longest first: the tiny run (with its per-stage checks), the MQ2008-shaped run, Slurm
-_FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_slurm.py")
+#: the slow modules in the order the workers start them. xdist's loadscope gives each worker one
+#: module, then a second at once to a worker whose module has at most two tests left: Slurm's two
+#: tests, mostly waiting on the scheduler, start at once and the module stacked behind them is
+#: the one-fold run (~1 min of CPU). Before, the slow modules other than these three shared
+#: Slurm's rank and came first by collection order: Slurm started at 247 s, after the pip install
+#: and the excerpt stacked on the same worker, and its accounting test ran alone at the end (fresh
+#: clone: the cores were idle for the last 50 s of 544).
+_FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_slurm.py", "test_lean_install.py", "test_local_layouts.py",
+          "test_mslr_excerpt.py")
 #: last: the tests on copies of the tiny run (each waits for it; by then the unit tests are done)
 _LAST = ("test_dag_rerun.py", "test_dag_report.py")
 
@@ -51,9 +59,9 @@ def _rank(item) -> int:
     name = item.path.name
     if name in _LAST:
         return len(_FIRST) + 1 + _LAST.index(name)
-    if item.get_closest_marker("slow") is None:
-        return len(_FIRST)
-    return _FIRST.index(name) if name in _FIRST else len(_FIRST) - 1
+    if name in _FIRST:
+        return _FIRST.index(name)
+    return len(_FIRST)  # the unit tests, and a slow module not listed, in collection order
 
 
 def pytest_collection_modifyitems(config, items):
