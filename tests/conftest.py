@@ -44,11 +44,9 @@ from toy_data import toy_collection  # noqa: E402
 
 #: the slow modules in the order the workers start them. xdist's loadscope gives each worker one
 #: module, then a second at once to a worker whose module has at most two tests left: Slurm's two
-#: tests, mostly waiting on the scheduler, start at once and the module stacked behind them is
-#: the one-fold run (~1 min of CPU). Before, the slow modules other than these three shared
-#: Slurm's rank and came first by collection order: Slurm started at 247 s, after the pip install
-#: and the excerpt stacked on the same worker, and its accounting test ran alone at the end (fresh
-#: clone: the cores were idle for the last 50 s of 544).
+#: tests, mostly waiting on its scheduler, must start at once, not queued behind another module,
+#: else its accounting test runs alone at the end with the cores half idle (50 s of 544 on a fresh
+#: clone, measured); the module queued behind Slurm is the one-fold run.
 _FIRST = ("test_dag.py", "test_matrix_mq2008.py", "test_slurm.py", "test_lean_install.py", "test_local_layouts.py",
           "test_mslr_excerpt.py")
 #: last: the tests on copies of the tiny run (each waits for it; by then the unit tests are done)
@@ -57,11 +55,12 @@ _LAST = ("test_dag_rerun.py", "test_dag_report.py")
 
 def _rank(item) -> int:
     name = item.path.name
-    if name in _LAST:
-        return len(_FIRST) + 1 + _LAST.index(name)
     if name in _FIRST:
         return _FIRST.index(name)
-    return len(_FIRST)  # the unit tests, and a slow module not listed, in collection order
+    if name in _LAST:
+        return len(_FIRST) + 2 + _LAST.index(name)
+    # a slow module not listed after the listed ones, then the unit tests, each in collection order
+    return len(_FIRST) + (item.get_closest_marker("slow") is None)
 
 
 def pytest_collection_modifyitems(config, items):
