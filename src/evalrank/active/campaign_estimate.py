@@ -102,6 +102,9 @@ NOTES = {
     "cs": "a confidence sequence: it holds at every look at once (after any number of rounds), so you may "
           "estimate after each round and stop when it is narrow enough",
     "betting": "an exact confidence sequence for terms within their range (bounds): it holds at every look at once",
+    "finite": "a confidence sequence over the distinct labelled queries, each known exactly: it holds at every "
+              "look at once, exact (from the measure's range and the largest importance weight) for the first "
+              "looks and asymptotic later, and shrinks to the pool's value as the pool is labelled",
     "t": "Student's t interval: valid once, at a budget fixed in advance; looking after several rounds and "
          "stopping when it suits breaks its level (use the default --interval cs for that)",
 }
@@ -199,13 +202,22 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: st
         raise ValueError(f"level must be a float in (0, 1), got {level!r}")
     from evalrank.active.estimators import ESTIMATORS, default_estimator
 
-    if estimator not in ("auto", *ESTIMATORS):
-        raise ValueError(f"estimator must be one of {['auto', *ESTIMATORS]}, got {estimator!r}")
+    if estimator not in ("auto", *ESTIMATORS, "finite"):
+        raise ValueError(f"estimator must be one of {['auto', *ESTIMATORS, 'finite']}, got {estimator!r}")
     if estimator in ("hajek", "eq6") and interval == "betting":
         raise ValueError("the betting interval needs the aipw estimator (i.i.d. terms in a known range)")
+    if estimator == "finite" and interval != "cs":
+        raise ValueError("the finite estimator has its own confidence sequence (--interval cs)")
+    if estimator == "eq6" and interval == "cs" and p.settings.get("method") == "passive":
+        raise ValueError("eq6 with the confidence sequence is refused for a passive plan: its few-draws guard is "
+                         "the label model's variance, which a passive plan's uniform sampling never checks (80 % "
+                         "coverage measured at the second look); use the default estimator, or --interval t for "
+                         "one look at a budget fixed in advance")
     if isinstance(rankings, Pool):
         rankings = rankings.rankings
     _check_rankings(p, rankings)
+    if estimator == "finite":
+        return _finite(p, rankings, labels, level)
     if estimator == "auto":
         estimator = "aipw" if interval == "betting" else default_estimator(bool(rankings.difference))
     values = _values(p, rankings, labels)
@@ -236,6 +248,41 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: st
     if rankings.difference:
         out["difference"] = "a - b"
         out["better"] = "a" if res["ci_low"] > 0 else ("b" if res["ci_high"] < 0 else "undecided")
+    return out
+
+
+def _finite(p: Plan, rankings, labels, level: float) -> dict:
+    """:func:`estimate` with the finite-population estimator and its confidence sequence
+    (:mod:`evalrank.active.finite`): the distinct labelled queries in the order first drawn, each
+    known exactly; the interval at the end of every round."""
+    from evalrank.active.finite import finite_estimate
+
+    values = _values(p, rankings, labels)
+    s = p.settings
+    need = p.labelled
+    lo, hi = measure_range(rankings, s["measure"], int(s["n_grades"]))
+    draws = need if p.whole_pool else p.draws
+    q = p.q if (p.q > 0).all() else np.where(p.q > 0, p.q, 1e-300)
+    res = finite_estimate(q, draws, values, p.f, lo, hi, level=level, t_star=int(s["t_star"]))
+    at = np.arange(1, need.size + 1) if p.whole_pool else res["draws_at"]
+    rows = []
+    for n in s["round_draws"]:
+        k = int(np.searchsorted(at, n, side="right")) - 1 if not p.whole_pool else need.size - 1
+        rows.append({"draws": int(n), "estimate": float(res["estimate"][k]), "ci_low": float(res["ci_low"][k]),
+                     "ci_high": float(res["ci_high"][k]), "labelled": k + 1})
+    last = rows[-1]
+    exact = bool(last["ci_low"] == last["ci_high"] == last["estimate"] and need.size == len(p.qids))
+    out = {"measure": s["measure"], "method": s["method"], "estimator": "finite", "interval": "cs",
+           "estimate": last["estimate"], "stderr": None, "ci_low": last["ci_low"], "ci_high": last["ci_high"],
+           "level": level, "labelled_queries": int(need.size), "draws": int(p.draws.size),
+           "cost_spent": float(p.spent), "budget": float(s["budget"]), "pool_queries": len(p.qids),
+           "effective_sample_size": None, "exact": exact, "epsilon": s["epsilon"], "max_weight": s["max_weight"],
+           "rounds": _per_round(p, rows), "slope": float(res["terms"]["slope"][-1]),
+           "label_model": label_model_check(p.f[need], p.var[need], values[need]), "warning": None,
+           "note": None if exact else NOTES["finite"]}
+    if rankings.difference:
+        out["difference"] = "a - b"
+        out["better"] = "a" if out["ci_low"] > 0 else ("b" if out["ci_high"] < 0 else "undecided")
     return out
 
 

@@ -490,7 +490,8 @@ def labels_from_qrels(qrels, rankings, doc_ids: list, plan: Plan, *, unjudged: s
     does not have is an error naming the line; judgments of pool queries outside the plan are
     ignored (they are not part of the sample: using them would bias the estimate); a grade of a
     pool document below 0 or above the label model's top grade (the plan's ``n_grades``) is an
-    error naming the line. ``rankings``: the :class:`~evalrank.active.campaign.Rankings` (or
+    error naming the line, and so is a run document judged twice (both lines, as ``evaluate``
+    refuses it). ``rankings``: the :class:`~evalrank.active.campaign.Rankings` (or
     pool) of ``doc_ids``. ``unjudged``: "error" (a document of a planned query without a
     judgment stops the estimate) or "nonrelevant" (it counts as grade 0)."""
     from evalrank.data.trec import read_trec
@@ -505,12 +506,18 @@ def labels_from_qrels(qrels, rankings, doc_ids: list, plan: Plan, *, unjudged: s
             raise TrecFormatError(f"{qrels}:{t.line[j]}: topic {q!r} is not a query of the run")
     index = {key: i for i, key in enumerate(doc_ids)}
     labels = np.full(len(doc_ids), -1, dtype=np.int64)
+    first_line = np.zeros(len(doc_ids), dtype=np.int64)
     top = int(plan.settings["n_grades"]) - 1
     for j in range(len(t)):
         key = (t.qids[t.qid[j]], t.doc_id(j))
         i = index.get(key)
         if i is None:
             continue   # judged documents the rankers did not retrieve play no part in DCG/ERR of the run
+        if first_line[i]:
+            raise TrecFormatError(f"{qrels}:{t.line[j]}: document {key[1]!r} of topic {key[0]!r} is judged twice "
+                                  f"(first on line {first_line[i]}, grade {labels[i]}; here grade {int(t.value[j])}): "
+                                  "keep one judgment per document")
+        first_line[i] = t.line[j]
         g = int(t.value[j])
         if g < 0:
             raise TrecFormatError(f"{qrels}:{t.line[j]}: grade {g} is negative; the label model's grades are "

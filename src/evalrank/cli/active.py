@@ -35,13 +35,22 @@ def cmd_active_plan(a):
         p = plan(pool, budget=a.budget, measure=a.measure or "err", method=a.method or "active",
                  seed=0 if a.seed is None else a.seed, epsilon=a.epsilon)
         previous = None
+    before = set() if previous is None else {previous.qids[i] for i in previous.labelled.tolist()}
+    new = [p.qids[i] for i in p.labelled.tolist() if p.qids[i] not in before]
     write_plan(a.out, p)
-    n_new = p.labelled.size - (previous.labelled.size if previous is not None else 0)
+    if a.new_queries:
+        from evalrank.io import atomic_write_text
+
+        atomic_write_text(a.new_queries, "".join(f"{q}\n" for q in new))
+    n_new = len(new)
     how = ("the budget covers the whole pool: every query is labelled" if p.whole_pool else
            f"{p.draws.size} draws, largest importance weight {p.settings['max_weight']:.4g} (epsilon "
            f"{p.settings['epsilon']:g})")
     _log(f"plan {a.out}: {p.labelled.size} of {len(p.qids)} queries to label ({n_new} new), cost "
          f"{p.spent:g} of budget {p.settings['budget']:g} (round {p.settings['rounds']}); {how}")
+    shown = " ".join(new[:20]) + (f" ... ({n_new - 20} more)" if n_new > 20 else "")
+    _log(f"new queries to label in this round: {shown or 'none'}"
+         + (f" (all {n_new} in {a.new_queries})" if a.new_queries else " (--new-queries FILE writes them, one a line)"))
 
 
 def _same_settings(a, previous) -> None:
@@ -189,7 +198,8 @@ def add_parsers(sub) -> None:
                                 "examples:\n"
                                 "  evalrank active plan --run run.txt --probs probs.txt --budget 50 --measure err "
                                 "--out plan.tsv\n"
-                                "  evalrank active plan --continue plan.tsv --budget 30 --out plan2.tsv")
+                                "  evalrank active plan --continue plan.tsv --budget 30 --out plan2.tsv "
+                                "--new-queries to_label2.txt")
     _inputs(p)
     p.add_argument("--budget", type=float, required=True,
                    help="labelling budget of this round, in the costs' unit (queries, without --costs)")
@@ -206,6 +216,9 @@ def add_parsers(sub) -> None:
     p.add_argument("--continue", dest="continue_plan", metavar="PLAN",
                    help="extend this earlier plan by --budget; it needs no other input (default: a new plan)")
     p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
+    p.add_argument("--new-queries", metavar="FILE",
+                   help="write the queries new in this round, one qid a line: the ones to send to the annotators "
+                        "(default: stderr lists them)")
     e = add_command(act, "estimate", cmd_active_estimate, "estimate the measure (or a difference) with an interval",
                     description="Estimate from the labels of a plan's queries: the label model's prediction plus\n"
                                 "importance-weighted residuals (AIPW; Hajek-normalized for one ranker) or eq. 6 of\n"
@@ -219,11 +232,14 @@ def add_parsers(sub) -> None:
     e.add_argument("--plan", required=True, help="the plan of 'active plan'")
     e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
     _run_inputs(e, plan=False)
-    e.add_argument("--estimator", choices=["auto", "aipw", "hajek", "eq6"], default="auto",
+    e.add_argument("--estimator", choices=["auto", "aipw", "hajek", "eq6", "finite"], default="auto",
                    help="auto: hajek for one ranker, aipw for a difference of two (what the coverage study measured "
                         "most precise); aipw: the label model's prediction plus importance-weighted residuals "
                         "(unbiased); hajek: the same with the weights normalized to sum to 1; eq6: Sawade et al.'s "
-                        "self-normalized mean (the paper's)")
+                        "self-normalized mean (the paper's); finite: the pool as a finite population -- each "
+                        "labelled query known exactly, the label model recalibrated on the labels, a confidence "
+                        "sequence exact for the first looks that does not rest on the model's variances "
+                        "(evalrank.active.finite)")
     e.add_argument("--interval", choices=["cs", "t", "betting"], default="cs",
                    help="cs: confidence sequence, valid at every look; t: Student's t, valid once at a budget fixed "
                         "in advance; betting: exact confidence sequence for bounded terms (aipw only)")

@@ -1,0 +1,207 @@
+"""Labelling campaigns in worlds the tool was not tuned on (issue 48): coverage looked at after
+every label, RMSE against a simple random sample without replacement, width.
+
+    .venv/bin/python benchmarks/campaign_worlds.py [--campaigns 1000] [--labels 100] [--seed 2048]
+        [--worlds skewed_overconfident,skewed_uninformative,two_rankers,...] [--out FILE]
+
+Worlds (each a pool, a label model, a measure, costs):
+
+- ``skewed_overconfident``: benchmarks/unseen_pool.py's generator (seed ``--seed``): a skewed
+  per-query DCG (15 % "rich" topics), a sharpened label model blind to a per-topic error, costs
+  proportional to the list's length; DCG of run a.
+- ``skewed_uninformative``: the same pool, every document given the pool's grade frequencies
+  (a user with no model).
+- ``skewed_err``: the first world's pool and model, ERR.
+- ``two_rankers``: the same pool, run a minus a copy whose scores are perturbed by noise of sd
+  0.3 (two nearly equal rankers), DCG; the overconfident model.
+- ``excerpt43`` / ``excerpt86``: the real MSLR-WEB30K lines of rankeval 0.8.2's sdist (Fold1's
+  test excerpt, 43 queries; both files, 86), the grade probabilities of a LightGBM multiclass
+  model trained on the other file (for 86: each file's on the other), ranked by that model's
+  expected grade; DCG@10 and ERR. Needs ``--excerpt DIR`` (the two files).
+
+Per campaign (seed ``s``): the plan's draws from ``q`` (the tool's defaults: q* with the floor
+0.05; :func:`evalrank.active.campaign_plan.plan`'s distribution), as many as it takes to label
+``--labels`` distinct queries; then
+
+- ``new``: :func:`evalrank.active.finite.finite_estimate` (Des Raj terms with a recalibrated
+  control variate, betting + asymptotic confidence sequence) after every new label;
+- ``old``: the tool's previous default (Hajek-normalized AIPW for one ranker, AIPW for a
+  difference, the asymptotic sequence with the model's variance floor) after every draw that
+  brought a new label (:func:`evalrank.active.campaign_estimate.estimate_from_draws`).
+
+Coverage at a look: the pool's value within the interval; simultaneous: at every look from the
+10th label on. RMSE against ``sqrt((1 - n/N) S^2 / n)`` (a simple random sample of ``n`` of the
+``N`` queries without replacement). Output: a table on stdout, CSV at ``--out`` (default
+benchmarks/out/campaign_worlds.csv, ignored by git).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+LOOKS = (10, 20, 50, 100)
+
+
+def _unseen():
+    spec = importlib.util.spec_from_file_location("unseen_pool_bench", HERE / "unseen_pool.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _flat(gen: dict, key: str = "order_a"):
+    sizes = np.array([len(d) for d in gen["docnos"]])
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    order = np.concatenate([o + offsets[i] for i, o in enumerate(gen[key])]).astype(np.int64)
+    return offsets, order
+
+
+def generated_worlds(seed: int) -> dict:
+    """The worlds built on the generator's pool (module docstring)."""
+    from evalrank.active.campaign_state import Pool
+
+    up = _unseen()
+    gen = up.generate(seed)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 7]))
+    gen["score_c"] = [s + rng.normal(0.0, 0.3, s.size) for s in gen["score_a"]]
+    gen["order_c"] = [up.trec_order(s, d) for s, d in zip(gen["score_c"], gen["docnos"])]
+    offsets, order_a = _flat(gen, "order_a")
+    _, order_c = _flat(gen, "order_c")
+    grades = np.concatenate(gen["grades"]).astype(np.int64)
+    probs = np.vstack(gen["probs"])
+    freq = np.bincount(grades, minlength=5) / grades.size
+    flat_probs = np.tile(freq, (grades.size, 1))
+    qids = list(gen["qids"])
+    costs = np.asarray(gen["costs"], dtype=np.float64)
+    worlds = {}
+    for name, p, b, measure in (("skewed_overconfident", probs, None, "dcg"),
+                                ("skewed_uninformative", flat_probs, None, "dcg"),
+                                ("skewed_err", probs, None, "err"),
+                                ("two_rankers", probs, order_c, "dcg")):
+        pool = Pool(qids, offsets, p, order_a, costs, order_b=b)
+        worlds[name] = (pool, grades, measure)
+    return worlds
+
+
+def world_arrays(pool, grades, measure: str, epsilon: float = 0.05) -> dict:
+    """What a campaign needs: q (the tool's default plan distribution), f, var, the truth per query,
+    each query's measure range."""
+    from evalrank.active.campaign_estimate import measure_range, query_losses
+    from evalrank.active.campaign_plan import sampling_distribution
+    from evalrank.active.sampling import defensive
+
+    keep: dict = {}
+    q = defensive(sampling_distribution(pool, measure, "active", keep=keep), epsilon)
+    L = query_losses(grades, pool.offsets_a, pool.order_a, measure, 5, pool.offsets)
+    if pool.difference:
+        L = L - query_losses(grades, pool.offsets_b, pool.order_b, measure, 5, pool.offsets)
+    lo, hi = measure_range(pool.rankings, measure, 5)
+    f, var = np.asarray(keep["mean"]), np.asarray(keep["var"])
+    return {"q": q, "f": f, "var": var, "L": L, "lo": lo, "hi": hi, "difference": pool.difference}
+
+
+def draws_until(q, n_labels: int, rng) -> np.ndarray:
+    """Draws from ``q`` (with repeats) until ``n_labels`` distinct queries are drawn."""
+    cdf = np.cumsum(q)
+    cdf /= cdf[-1]
+    out, seen = [], set()
+    while len(seen) < n_labels:
+        x = np.minimum(np.searchsorted(cdf, rng.random(4 * n_labels), side="right"), q.size - 1)
+        for v in x.tolist():
+            out.append(v)
+            seen.add(v)
+            if len(seen) == n_labels:
+                break
+    return np.asarray(out, dtype=np.int64)
+
+
+def campaign(w: dict, n_labels: int, seed: int) -> dict:
+    from evalrank.active.campaign_estimate import estimate_from_draws, predicted_term_variance
+    from evalrank.active.finite import distinct_order, finite_estimate
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 48]))
+    N = w["q"].size
+    n_labels = min(n_labels, N)
+    draws = draws_until(w["q"], n_labels, rng)
+    seq, at = distinct_order(draws)
+    res = finite_estimate(w["q"], draws, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=10)
+    # the old default at the draw of each new label
+    q = w["q"]
+    wt = 1.0 / (N * q[draws])
+    est = "aipw" if w["difference"] else "hajek"
+    t_star = int(at[min(9, at.size - 1)])
+    floor = predicted_term_variance(q, w["var"])
+    old = estimate_from_draws(wt, w["L"][draws], w["f"][draws], float(w["f"].mean()), estimator=est,
+                              interval="cs", t_star=t_star, var_floor=floor, rounds=at.tolist())
+    o = {r["draws"]: r for r in old["rounds"]}
+    old_rows = [o[int(a)] for a in at]
+    return {"new_est": res["estimate"], "new_lo": res["ci_low"], "new_hi": res["ci_high"],
+            "old_est": np.array([r["estimate"] for r in old_rows]), "old_lo": np.array([r["ci_low"] for r in old_rows]),
+            "old_hi": np.array([r["ci_high"] for r in old_rows])}
+
+
+def summarize(name: str, w: dict, runs: list[dict], n_labels: int) -> list[dict]:
+    R = float(w["L"].mean())
+    N = w["L"].size
+    S2 = float(w["L"].var(ddof=1))
+    rows = []
+    for kind in ("new", "old"):
+        est = np.array([r[f"{kind}_est"] for r in runs])
+        lo = np.array([r[f"{kind}_lo"] for r in runs])
+        hi = np.array([r[f"{kind}_hi"] for r in runs])
+        cover = (lo <= R + 1e-12) & (hi >= R - 1e-12)
+        start = min(10, est.shape[1]) - 1
+        simul = float(cover[:, start:].all(axis=1).mean())
+        for n in (*LOOKS, n_labels):
+            if n > est.shape[1] or any(r["look"] == n and r["design"] == kind for r in rows):
+                continue
+            e = est[:, n - 1]
+            srs = np.sqrt(max(1.0 - n / N, 0.0) * S2 / n)
+            rmse = float(np.sqrt(np.mean((e - R) ** 2)))
+            rows.append({"world": name, "design": kind, "look": n, "N": N, "coverage": float(cover[:, n - 1].mean()),
+                         "simultaneous_from_10": simul, "rmse": rmse, "rmse_vs_srs": rmse / srs if srs > 0 else np.nan,
+                         "bias": float(np.mean(e - R)), "width": float(np.mean(hi[:, n - 1] - lo[:, n - 1]))})
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--campaigns", type=int, default=1000)
+    ap.add_argument("--labels", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=2048)
+    ap.add_argument("--worlds", default="skewed_overconfident,skewed_uninformative,skewed_err,two_rankers")
+    ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
+    a = ap.parse_args(argv)
+    worlds = generated_worlds(a.seed)
+    rows = []
+    for name in a.worlds.split(","):
+        pool, grades, measure = worlds[name]
+        w = world_arrays(pool, grades, measure)
+        t0 = time.perf_counter()
+        runs = []
+        for s in range(a.campaigns):
+            runs.append(campaign(w, a.labels, s))
+            if (s + 1) % 100 == 0:
+                print(f"{name}: {s + 1}/{a.campaigns} campaigns, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        rows += summarize(name, w, runs, a.labels)
+    import csv
+
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    with open(a.out, "w", newline="") as fh:
+        wr = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    for r in rows:
+        print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in r.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

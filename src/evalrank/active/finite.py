@@ -1,0 +1,318 @@
+r"""A labelling campaign as a finite population: distinct queries, the labelled ones known exactly.
+
+A pool of ``N`` queries has the value ``R = (1/N) sum_x L_x`` (a ranker's mean DCG / ERR / NDCG,
+or the mean difference of two rankers). A plan draws queries from ``q`` (:mod:`evalrank.active.
+campaign_plan`); a query drawn again costs nothing and tells nothing new, so the campaign is the
+sequence of *distinct* queries ``x_1, x_2, ...`` in the order they were first drawn
+(:func:`distinct_order`). Drawing from ``q`` and skipping queries already labelled is successive
+sampling without replacement: the ``t``-th new query is ``x`` with probability
+``q_t(x) = q(x) / sum_{U_t} q`` over the queries ``U_t`` not labelled before it -- known before
+its label, whatever the labels.
+
+The estimator (Des Raj 1956, "Some estimators in sampling with varying probabilities without
+replacement", JASA 51(274); with a control variate): after ``t - 1`` labels, with ``S_{t-1}``
+the sum of the labelled values and ``g_t`` a prediction of ``L`` fitted on those labels only,
+
+    phi_t = (1/N) [ S_{t-1} + sum_{x in U_t} g_t(x) + (L_{x_t} - g_t(x_t)) / q_t(x_t) ].
+
+Whatever ``g_t`` and ``q_t`` (both fixed before ``x_t`` is drawn), ``E[phi_t | past] = R``
+exactly, so ``phi_t - R`` is a martingale difference sequence. Two consequences:
+
+- **any predictable weighting** ``R_hat_t = sum_i a_i phi_i / sum_i a_i`` is unbiased; with
+  ``a_i = 1 / (|U_i| (|U_i| - 1))`` (:func:`desraj_weights`) and uniform ``q`` with a constant
+  ``g`` it *is* the sample mean of a simple random sample without replacement (the weights that
+  make the two equal do not depend on ``n``), so the estimator is random sampling's when the
+  label model carries no information, and better when it does;
+- labelling the last query makes ``phi_N = R`` exactly; the estimate is then exact, with width 0.
+
+The control variate ``g_t(x) = c_t + b_t f(x)`` recalibrates the label model's expected measure
+``f`` on the labels gathered so far (prediction-powered inference with power tuning: Angelopoulos,
+Duchi & Zrnic 2023, "PPI++: efficient prediction-powered inference", arXiv:2311.01453; here a
+least-squares line of ``L`` on ``f`` over the labelled queries, its slope shrunk towards 0 by
+:data:`SLOPE_PRIOR` pseudo-queries and its intercept towards 0 by :data:`INTERCEPT_PRIOR`): a
+useless model gets a slope near 0 (the estimate is then nearly the sample's own), a useful one
+near its best. ``g_1 = f``.
+
+The interval (:func:`confidence_sequence`) is a confidence sequence: ``P(R in C_t for every t)
+>= level``. It rests on what the design guarantees, never on the label model's variances:
+
+- each ``phi_t`` lies in a range known before the draw (``[low_t, high_t]``: each unlabelled
+  query's measure range -- :func:`evalrank.active.campaign_estimate.measure_range` -- minus its
+  prediction, over its ``q_t``, the defensive floor bounding ``1/q_t``), so the wealth
+  ``K_t(m) = prod_i (1 + lambda_i(m) (phi_i - m))`` with predictable bets in the range that keeps
+  every factor >= 0 is a nonnegative martingale at ``m = R``, and Ville's inequality rejects
+  ``m`` once ``K_t(m) >= 1/alpha`` (Waudby-Smith & Ramdas 2024, "Estimating means of bounded
+  random variables by betting", JRSS-B 86(1), Sec. 4 and 5.1's aGRAPA bets; for importance-
+  weighted terms with adaptive sampling probabilities and a predictable control variate,
+  Waudby-Smith, Wu, Ramdas, Karampatziakis & Mineiro 2024, "Anytime-valid off-policy inference for
+  contextual bandits", ACM/IMS J. Data Sci., Sec. 3). Exact at every ``t``: no asymptotics;
+- the labelled queries bound ``R`` outright: ``R in [(S_t + sum_{U_{t+1}} lo) / N, (S_t +
+  sum_{U_{t+1}} hi) / N]`` -- the interval shrinks to the point as the pool is exhausted;
+- from :data:`ASYMPTOTIC_FROM` labels on, the betting sequence is intersected with the
+  asymptotic one (Waudby-Smith, Arnold, Wu, Howard & Ramdas 2024, Ann. Statist. 52(6), Theorem
+  2.2: Robbins' normal mixture on the weighted running mean, the running weighted variance of
+  ``phi``, tuned at the plan's ``t*``), each at half of ``alpha``. The first
+  :data:`ASYMPTOTIC_FROM` - 1 looks are exact; after that the miss probability is at most
+  ``alpha/2`` (betting, exact) plus the asymptotic sequence's (``alpha/2`` as ``t`` grows).
+
+Assumptions, all checked or guaranteed by the plan: each query's measure lies in its stated
+range; ``q > 0`` on every query (the floor); the draws follow ``q`` (the plan's seed); labels are
+the truth of the queries they label.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["distinct_order", "desraj_weights", "desraj_terms", "confidence_sequence", "finite_estimate",
+           "SLOPE_PRIOR", "INTERCEPT_PRIOR", "ASYMPTOTIC_FROM", "BET_CAP", "GRID"]
+
+#: pseudo-queries with slope 0 added to the control variate's least-squares slope
+SLOPE_PRIOR = 2.0
+#: pseudo-queries with residual 0 added to the control variate's intercept
+INTERCEPT_PRIOR = 1.0
+#: the look from which the asymptotic sequence is intersected with the exact betting one
+ASYMPTOTIC_FROM = 60
+#: the bets' cap: a factor of the largest bet that keeps every wealth factor >= 0 (Waudby-Smith &
+#: Ramdas 2024's ``c``)
+BET_CAP = 0.5
+#: candidate means per sequence (a coarse grid over the pool's range and a fine one around the
+#: estimate; the reported ends are the nearest rejected candidates: conservative by one step)
+GRID = 1500
+
+
+def distinct_order(draws) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct queries of a draw sequence in the order they were first drawn, and for each
+    the number of draws up to and including its first (so a look after ``n`` draws has labelled
+    the queries whose count is ``<= n``)."""
+    draws = np.asarray(draws, dtype=np.int64)
+    if draws.ndim != 1:
+        raise ValueError(f"draws must be 1-d, got shape {draws.shape}")
+    _, first = np.unique(draws, return_index=True)
+    first = np.sort(first)
+    return draws[first], first + 1
+
+
+def desraj_weights(n_left) -> np.ndarray:
+    """The predictable weights ``1 / (|U_t| (|U_t| - 1))`` of :func:`desraj_terms`' terms
+    (``n_left``: the unlabelled queries before each draw, ``|U_t|``), normalized to a first weight
+    of 1: with uniform sampling and a constant control variate the weighted mean of the terms is
+    the sample mean (module docstring). A last query (``|U_t| = 1``) gets an infinite weight: its
+    term is the pool's value."""
+    u = np.asarray(n_left, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        w = 1.0 / (u * (u - 1.0))
+    return w / w[0] if u.size and np.isfinite(w[0]) else w
+
+
+def _control(f_lab, L_lab, f, var_f) -> float:
+    """The slope ``b`` of the control variate ``g = b f`` from the labelled queries (module
+    docstring): least squares through the origin, with :data:`SLOPE_PRIOR` pseudo-queries at slope 1."""
+    if f_lab.size == 0:
+        return 1.0
+    prior = SLOPE_PRIOR * float(np.mean(f * f))
+    den = float((f_lab * f_lab).sum()) + prior
+    return float(((f_lab * L_lab).sum() + prior) / den) if den > 0 else 0.0
+
+
+def desraj_terms(q, seq, values, f, lo, hi) -> dict:
+    """The terms of the finite-population estimator (module docstring) for the distinct labelled
+    queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
+    sampling distribution over the pool, ``f`` the label model's expected measure per pool query,
+    ``lo`` / ``hi`` each pool query's measure range.
+
+    Returns arrays of ``len(seq)``: ``phi`` (the terms), ``low`` / ``high`` (each term's range,
+    known before its draw), ``weight`` (:func:`desraj_weights`), ``left`` (``|U_t|``), ``r_low`` /
+    ``r_high`` (the bounds on ``R`` the labels so far give outright), ``center`` (the predictable
+    estimate before each draw) and ``slope`` (the control variate's ``b_t``)."""
+    q = np.asarray(q, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    lo = np.asarray(lo, dtype=np.float64)
+    hi = np.asarray(hi, dtype=np.float64)
+    seq = np.asarray(seq, dtype=np.int64)
+    L = np.asarray(values, dtype=np.float64)
+    N = q.size
+    if not (f.shape == lo.shape == hi.shape == (N,)):
+        raise ValueError(f"q, f, lo and hi must have one value per pool query ({N})")
+    if seq.ndim != 1 or L.shape != seq.shape:
+        raise ValueError("seq and values must be 1-d of the same length")
+    if seq.size and (seq.min() < 0 or seq.max() >= N or np.unique(seq).size != seq.size):
+        raise ValueError("seq must hold distinct pool indices")
+    if not (np.isfinite(q).all() and (q > 0).all()):
+        raise ValueError("q must be > 0 on every pool query (the defensive floor)")
+    if not (np.isfinite(L).all() and np.isfinite(f).all()):
+        raise ValueError("values and f must be finite")
+    span = max(float((hi - lo).max(initial=0.0)), 1.0)
+    if (L < lo[seq] - 1e-9 * span).any() or (L > hi[seq] + 1e-9 * span).any():
+        raise ValueError("a labelled query's value lies outside its measure range")
+    n = seq.size
+    out = {k: np.empty(n) for k in ("phi", "low", "high", "weight", "left", "r_low", "r_high", "center", "slope")}
+    unl = np.ones(N, dtype=bool)
+    var_f = float(f.var())
+    S = 0.0
+    sum_lo, sum_hi = float(lo.sum()), float(hi.sum())
+    num = den = 0.0
+    center = float(np.clip(f.mean(), lo.mean(), hi.mean()))
+    for t in range(n):
+        x = int(seq[t])
+        lab = seq[:t]
+        b = _control(f[lab], L[:t], f, var_f)
+        u = np.flatnonzero(unl)
+        qt = q[u] / q[u].sum()
+        g = b * f[u]
+        base = S + g.sum()
+        k = int(np.searchsorted(u, x))
+        phi = (base + (L[t] - g[k]) / qt[k]) / N
+        out["low"][t] = (base + ((lo[u] - g) / qt).min()) / N
+        out["high"][t] = (base + ((hi[u] - g) / qt).max()) / N
+        out["phi"][t] = phi
+        out["left"][t] = u.size
+        out["center"][t] = center
+        out["slope"][t] = b
+        unl[x] = False
+        S += L[t]
+        sum_lo -= lo[x]
+        sum_hi -= hi[x]
+        out["r_low"][t] = (S + sum_lo) / N
+        out["r_high"][t] = (S + sum_hi) / N
+        w = desraj_weights(np.array([N, u.size]))[1] if u.size > 1 else math.inf
+        out["weight"][t] = w
+        if math.isinf(w):
+            center = phi
+        else:
+            num += w * phi
+            den += w
+            center = num / den
+    return out
+
+
+def _running_estimate(terms) -> np.ndarray:
+    """The weighted running mean of the terms after each label (exact once the pool is exhausted),
+    within the bounds the labels give outright."""
+    w, phi = terms["weight"], terms["phi"]
+    exact = np.isinf(w)
+    wf = np.where(exact, 0.0, w)
+    est = np.cumsum(wf * phi) / np.maximum(np.cumsum(wf), 1e-300)
+    if exact.any():
+        est[exact] = phi[exact]
+    return np.clip(est, terms["r_low"], terms["r_high"])
+
+
+def _betting(terms, alpha: float, grid: np.ndarray) -> np.ndarray:
+    """Per look, which candidate means ``grid`` the betting sequence at ``alpha`` still keeps
+    (module docstring): aGRAPA bets on the predictable centre and variance, capped at
+    :data:`BET_CAP` of the largest bet the term's range allows; a candidate outside a term's
+    range, or outside the bounds the labels give, is rejected outright."""
+    phi, low, high, center = terms["phi"], terms["low"], terms["high"], terms["center"]
+    left = terms["left"]
+    n = phi.size
+    N = left[0] if n else 1
+    keep = np.ones((n, grid.size), dtype=bool)
+    logk = np.zeros(grid.size)
+    thresh = math.log(1.0 / alpha)
+    alive = np.ones(grid.size, dtype=bool)
+    # the predictable variance: squared scaled deviations of earlier terms (scaled by N / |U|), with
+    # one pseudo-term of a quarter of the first term's range
+    scale0 = (high[0] - low[0]) / 4.0 if n else 1.0
+    ss, cnt = scale0 * scale0, 1.0
+    for t in range(n):
+        r = left[t] / N
+        var = r * r * ss / cnt
+        d = center[t] - grid
+        lam = d / (var + d * d)
+        up = np.where(grid > low[t], BET_CAP / np.maximum(grid - low[t], 1e-300), np.inf)
+        dn = np.where(grid < high[t], BET_CAP / np.maximum(high[t] - grid, 1e-300), np.inf)
+        lam = np.clip(lam, -dn, up)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            logk += np.log1p(np.maximum(lam * (phi[t] - grid), -1.0 + 1e-15))
+        alive &= (logk < thresh) & (grid >= low[t]) & (grid <= high[t])
+        alive &= (grid >= terms["r_low"][t] - 1e-12 * abs(terms["r_low"][t])) & \
+                 (grid <= terms["r_high"][t] + 1e-12 * abs(terms["r_high"][t]))
+        keep[t] = alive
+        if np.isfinite(terms["weight"][t]):
+            dev = (phi[t] - center[t]) / max(r, 1e-300)
+            ss += dev * dev
+            cnt += 1.0
+    return keep
+
+
+def _grid(terms, est) -> np.ndarray:
+    """Candidate means: a coarse grid over the range the first term allows and a fine one around
+    the estimates (any fixed candidate is a valid test; the grid only sets the resolution)."""
+    lo, hi = float(terms["r_low"][0] if terms["phi"].size else 0.0), float(terms["r_high"][0])
+    lo0 = min(lo, float(np.min(terms["low"])))
+    hi0 = max(hi, float(np.max(terms["high"])))
+    coarse = np.linspace(lo0, hi0, GRID // 3)
+    e_lo, e_hi = float(est.min()), float(est.max())
+    pad = max(e_hi - e_lo, 1e-9 * max(1.0, abs(e_hi)))
+    spread = float(np.std(terms["phi"])) if terms["phi"].size > 1 else (hi - lo) / 10.0
+    a = e_lo - 4.0 * pad - 6.0 * spread
+    b = e_hi + 4.0 * pad + 6.0 * spread
+    fine = np.linspace(max(a, lo0), min(b, hi0), GRID - GRID // 3)
+    return np.unique(np.concatenate([coarse, fine]))
+
+
+def confidence_sequence(terms, *, level: float = 0.95, t_star=None) -> dict:
+    """The interval after every label (module docstring): ``estimate``, ``ci_low``, ``ci_high``
+    (arrays of the labels' count). ``t_star``: the number of labels the asymptotic part is tuned
+    for (the plan's first round), default the number of terms."""
+    from evalrank.active.confseq import best_rho2, mixture_margin, small_sample_factor
+
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    alpha = 1.0 - float(level)
+    phi = terms["phi"]
+    n = phi.size
+    if n == 0:
+        raise ValueError("no labelled query")
+    est = _running_estimate(terms)
+    grid = _grid(terms, est)
+    keep = _betting(terms, alpha / 2.0, grid)
+    step_lo = np.concatenate(([grid[0]], grid[:-1]))
+    step_hi = np.concatenate((grid[1:], [grid[-1]]))
+    any_kept = keep.any(axis=1)
+    first = keep.argmax(axis=1)
+    last = grid.size - 1 - keep[:, ::-1].argmax(axis=1)
+    low = np.where(any_kept, step_lo[first], est)
+    high = np.where(any_kept, step_hi[last], est)
+    # the asymptotic sequence from ASYMPTOTIC_FROM labels on (module docstring)
+    w = terms["weight"]
+    finite = np.isfinite(w)
+    wf = np.where(finite, w, 0.0)
+    dev2 = np.where(finite, (phi - terms["center"]) ** 2, 0.0)
+    sw, sw2 = np.cumsum(wf), np.cumsum(wf * wf)
+    sigma2 = np.cumsum(wf * wf * dev2) / np.maximum(sw2, 1e-300)
+    n_eff = sw * sw / np.maximum(sw2, 1e-300)
+    rho2 = best_rho2(t_star or n, alpha / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.sqrt(sigma2) * mixture_margin(np.maximum(n_eff, 1.0), rho2, alpha / 2.0) * \
+            small_sample_factor(np.maximum(n_eff, 2.0), alpha / 2.0)
+    t = np.arange(1, n + 1)
+    use = (t >= ASYMPTOTIC_FROM) & np.isfinite(half)
+    low = np.where(use, np.maximum(low, est - half), low)
+    high = np.where(use, np.minimum(high, est + half), high)
+    # the bounds the labels give outright, and an exhausted pool's exact value
+    low = np.maximum(low, terms["r_low"])
+    high = np.minimum(high, terms["r_high"])
+    low = np.minimum(low, est)
+    high = np.maximum(high, est)
+    done = ~finite
+    if done.any():
+        low = np.where(np.cumsum(done) > 0, est, low)
+        high = np.where(np.cumsum(done) > 0, est, high)
+    return {"estimate": est, "ci_low": low, "ci_high": high}
+
+
+def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95, t_star=None) -> dict:
+    """The finite-population estimate and confidence sequence of a plan's ``draws`` (with
+    repeats, as drawn): :func:`distinct_order`, :func:`desraj_terms`, :func:`confidence_sequence`.
+    ``values_by_query``: ``L`` per pool query (only the drawn ones are read). Returns the
+    sequence's arrays per distinct label plus ``draws_at`` (the draw count at which each query was
+    first drawn) and ``queries`` (the distinct queries in order)."""
+    seq, at = distinct_order(draws)
+    vals = np.asarray(values_by_query, dtype=np.float64)[seq]
+    terms = desraj_terms(q, seq, vals, f, lo, hi)
+    cs = confidence_sequence(terms, level=level, t_star=t_star)
+    return {**cs, "draws_at": at, "queries": seq, "terms": terms}
