@@ -3,9 +3,15 @@
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version
 
-from evalrank.config import validate_config
+from evalrank.config import check_yaml_files, validate_config
 
 min_version("9.0")
+
+
+try:  # its YAML read by evalrank first: file:line where Snakemake's reader says "not valid JSON or YAML"
+    check_yaml_files(["config/config.yaml"])
+except ValueError as e:
+    raise WorkflowError(str(e)) from None
 
 
 configfile: "config/config.yaml"
@@ -42,5 +48,9 @@ include: "workflow/rules/findings.smk"
 
 rule all:
     input:
-        get_final_output(),
+        final_output,
     default_target: True
+
+
+onstart:
+    damaged_kept()

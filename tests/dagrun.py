@@ -22,13 +22,15 @@ NUMBA_SITE = REPO / "tests" / "numba_site"
 
 
 def snakemake(workdir: Path, *args: str, configs=(TINY,), check: bool = True, timeout: int = 1800,
-              env_extra: dict | None = None) -> subprocess.CompletedProcess:
+              env_extra: dict | None = None, default_config: Path | None = None) -> subprocess.CompletedProcess:
     """``snakemake`` on the repository's Snakefile in ``workdir`` with the given config files.
     ``timeout`` only stops a hung run: on a shared 2-core machine at load 11-21 the tiny DAG and
-    both matrix runs of `pytest -n 4 tests/workflow` did not finish in 900 s of wall time."""
+    both matrix runs of `pytest -n 4 tests/workflow` did not finish in 900 s of wall time.
+    ``default_config``: the file copied to ``workdir/config/config.yaml`` (the Snakefile's
+    ``configfile``), the repository's by default."""
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / "config").mkdir(exist_ok=True)
-    shutil.copy(REPO / "config" / "config.yaml", workdir / "config" / "config.yaml")
+    shutil.copy(default_config or REPO / "config" / "config.yaml", workdir / "config" / "config.yaml")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["EVALRANK_PROGRESS"] = "0"

@@ -467,3 +467,59 @@ def test_an_unknown_old_style_section_is_still_refused():
     with pytest.raises(ConfigError) as exc:
         validate_config({"name": "x", "seed": 1, "dataset": {"kind": "synthetic"}, "riskk": {}})
     assert "riskk" in str(exc.value)
+
+
+# -- issue 49: the name, YAML that is not a config, bytes that are not text -------------------
+@pytest.mark.parametrize("name, fragment", [
+    ("a" * 300, "is longer than 100 characters"),          # the dry run's 'File name too long' traceback
+    ("a" * 1_000_000, "(1,000,000 characters in all) is longer than 100 characters"),
+    ("..", "does not match"),  # results/.. is the working directory
+    (".hidden", "not starting with '.'"),
+])
+def test_the_name_is_one_folder_name_and_its_message_is_short(name, fragment):
+    cfg = copy.deepcopy(MINIMAL) | {"name": name}
+    with pytest.raises(ConfigError) as exc:
+        validate_config(cfg)
+    msg = str(exc.value)
+    assert exc.value.keys == ["name"] and fragment in msg and len(msg) < 1000, msg[:2000]
+
+
+def _alias_bomb(levels=8) -> str:
+    lines = ["name: t", "seed: 1", "dataset: {kind: synthetic, root: d}", "a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines + [f"folds: *a{levels}"]) + "\n"
+
+
+def test_an_alias_bomb_is_refused_at_its_line_in_one_short_message(tmp_path):
+    from cli_run import evalrank
+
+    p = tmp_path / "bomb.yaml"
+    p.write_text(_alias_bomb())
+    assert len(p.read_bytes()) < 2500
+    out = evalrank("validate-config", p)
+    assert out.returncode == 1 and out.stdout == "" and out.stderr.count("\n") == 1, out.stderr[:2000]
+    assert f"{p}:8: this value expands, through YAML aliases" in out.stderr and "100,000 values" in out.stderr
+
+
+def test_a_few_aliases_are_fine(tmp_path):
+    from evalrank.config import read_yaml
+
+    p = tmp_path / "ok.yaml"
+    p.write_text(_alias_bomb(levels=3))  # 1,111 values
+    assert len(read_yaml(p)["a3"]) == 10
+
+
+@pytest.mark.parametrize("raw, where, fragment", [
+    (b"name: caf\xe9\nseed: 1\n", ":1: not UTF-8 text (byte 0xe9 at offset 9", "save the file as UTF-8"),
+    (b"\xef\xbb\xbfname: t\nseed: 1\nx: \xff\xfe\n", ":3: not UTF-8 text (byte 0xff at offset 22", "invalid start byte"),
+    (b"name: t\nseed: [1\n", ":3:1: not valid YAML", "expected ','"),
+    (b"name: !!python/object/apply:os.system [echo hi]\n", ":1:7: not valid YAML", "python/object/apply"),
+])
+def test_files_that_are_not_yaml_text_name_file_and_line(tmp_path, raw, where, fragment):
+    from cli_run import evalrank
+
+    p = tmp_path / "c.yaml"
+    p.write_bytes(raw)
+    out = evalrank("validate-config", p)
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith(f"evalrank validate-config: error: {p}{where}") and fragment in out.stderr, out.stderr

@@ -118,3 +118,31 @@ def test_the_results_dir_is_the_merged_configs_name(tmp_path, monkeypatch, capsy
         assert any((tmp_path / "results" / name / "logs").glob("snakemake-*.log")), args
     assert main(["--snakemake", str(runner), "--", "--configfile", "a.yaml", "b.yaml", "c.yaml"]) == 0
     assert "a.yaml + b.yaml + c.yaml -> results/second/" in capsys.readouterr().out
+
+
+def test_a_config_that_is_not_yaml_is_named_with_its_line_before_snakemake_starts(tmp_path, monkeypatch, capsys):
+    """Snakemake's own reader says "not valid JSON or YAML" (or prints a traceback for bytes that
+    are not UTF-8) without the file; make run's console reads the config files first."""
+    monkeypatch.chdir(tmp_path)
+    runner = tmp_path / "snakemake"
+    runner.write_text("#!/bin/sh\necho started > started\nexit 0\n")
+    runner.chmod(0o755)
+    for raw, where in ((b"name: t\nseed: [1\n", "bad.yaml:3:1: not valid YAML"),
+                       (b"name: caf\xe9\n", "bad.yaml:1: not UTF-8 text")):
+        (tmp_path / "bad.yaml").write_bytes(raw)
+        assert main(["--snakemake", str(runner), "--", "--configfile", "bad.yaml"]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"evalrank.console: error: {where}") and err.count("\n") == 1, err
+    assert not (tmp_path / "started").exists() and not (tmp_path / "results").exists()
+
+
+def test_a_name_the_schema_refuses_does_not_become_the_log_folder(tmp_path, monkeypatch, capsys):
+    """A 300-character name: the log goes under results/synthetic/ and the run itself names the key
+    (mkdir of results/<name>/logs failed with 'File name too long' and a traceback)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "long.yaml").write_text(f"name: {'a' * 300}\n")
+    runner = tmp_path / "snakemake"
+    runner.write_text("#!/bin/sh\nexit 0\n")
+    runner.chmod(0o755)
+    assert main(["--snakemake", str(runner), "--", "--configfile", "long.yaml"]) == 0
+    assert "-> results/synthetic/" in capsys.readouterr().out

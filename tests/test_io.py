@@ -185,3 +185,26 @@ def test_a_directory_or_a_file_as_parent_is_named(tmp_path):
         io.write_table(pd.DataFrame({"v": [1]}), tmp_path / "file" / "t.csv")
     assert e.value.filename == str(tmp_path / "file" / "t.csv")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+def test_an_archive_without_an_array_is_named_with_what_it_holds(tmp_path):
+    """Issue 49: 'evalrank stage split: error: missing 'features'' named no file."""
+    from cli_run import evalrank
+
+    p = tmp_path / "S1.npz"
+    io.save_arrays(p, labels=np.zeros(3, np.int8), offsets=np.array([0, 3]), qids=np.array([1]))
+    a = io.load_arrays(p)
+    assert a.get("doc_ids") is None and "labels" in a
+    with pytest.raises(io.MissingArrayError, match=r"S1\.npz has no array 'features' \(it holds labels, offsets, qids\)"):
+        a["features"]
+    out = evalrank("stage", "split", "--partition", p, "--train", tmp_path / "t.npz", "--seed", "1")
+    assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+    assert f"{p} has no array 'features'" in out.stderr and not (tmp_path / "t.npz").exists()
+
+
+def test_a_lone_npy_array_under_an_npz_name_is_a_damaged_file(tmp_path):
+    p = tmp_path / "x.npz"
+    with open(p, "wb") as fh:
+        np.save(fh, np.zeros(3))
+    with pytest.raises(io.DamagedFileError, match=r"x\.npz is damaged or not an \.npz archive .*one \.npy array"):
+        io.load_arrays(p)

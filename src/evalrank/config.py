@@ -40,7 +40,7 @@ class ConfigError(ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]):
         self.keys = [k for k, _ in problems]
-        lines = [f"config key '{k}': {msg}" for k, msg in problems]
+        lines = [f"config key '{clip(k)}': {clip(msg, 3 * MAX_SHOWN)}" for k, msg in problems]
         if len(lines) == 1:
             super().__init__(f"invalid configuration: {lines[0]}")
         else:
@@ -82,8 +82,57 @@ def key_path(parts) -> str:
     return out or "<root>"
 
 
+#: The longest key or message a configuration error shows (a value is cut, its length said): a
+#: 1 MB name or a YAML alias expanded into 10 MB must not become the message.
+MAX_SHOWN = 300
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` cut to ``limit`` characters, saying how long it was."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters in all)"
+
+
 # -- YAML without silent duplicates -------------------------------------------------
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+
+#: The most values (scalars, mappings, sequences) a config file may hold once its aliases are
+#: expanded. The largest shipped config holds about 1,000; nested aliases of aliases (a "billion
+#: laughs") make a 2 KB file expand to millions, which a config never needs.
+MAX_YAML_VALUES = 100_000
+
+
+def _alias_blowup(node):
+    """The innermost node whose value, aliases expanded, holds more than
+    :data:`MAX_YAML_VALUES` values (None if none): the sizes counted once per node
+    (an alias shares its anchor's node), without expanding anything."""
+    size: dict[int, int] = {}
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in size:
+            continue
+        kids = ([x for pair in n.value for x in pair] if isinstance(n, yaml.MappingNode) else
+                list(n.value) if isinstance(n, yaml.SequenceNode) else [])
+        if not done:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in size)
+            continue
+        size[id(n)] = 1 + sum(size.get(id(k), 0) for k in kids)
+        if size[id(n)] > MAX_YAML_VALUES:
+            return n
+    return None
+
+
+def _decode_error(path: Path, raw: bytes) -> str:
+    """Where ``raw`` (a file's bytes) stops being UTF-8: byte offset, line and the byte."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        return f"{path}:{line}: not UTF-8 text (byte 0x{raw[e.start]:02x} at offset {e.start}: {e.reason}); " \
+               "save the file as UTF-8"
+    return f"{path}: not UTF-8 text; save the file as UTF-8"
 
 
 def _duplicates(node, parts: list, seen_nodes: set):
@@ -118,13 +167,23 @@ def read_yaml(path: str | Path) -> Any:
     from evalrank.io import open_text
 
     path = Path(path)
-    with open_text(path) as fh:
-        text = fh.read()
+    try:
+        with open_text(path) as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        with open_text(path) as fh:
+            raw = fh.buffer.read() if hasattr(fh, "buffer") else b""
+        raise ValueError(_decode_error(path, raw)) from None
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
+        bomb = _alias_blowup(node)
+        if bomb is not None:
+            raise ValueError(f"{path}:{bomb.start_mark.line + 1}: this value expands, through YAML aliases (*name) "
+                             f"of aliases, to more than {MAX_YAML_VALUES:,} values; a config needs no such "
+                             "expansion: write the values out or alias fewer times")
         dups = list(_duplicates(node, [], set()))
         if dups:
             raise ConfigError([(key, f"given twice, at {path}:{first} and again at {path}:{line} (YAML would "
@@ -134,7 +193,9 @@ def read_yaml(path: str | Path) -> Any:
         mark = getattr(e, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
         what = getattr(e, "problem", None) or str(e)
-        raise ValueError(f"{where}: not valid YAML ({what})") from None
+        raise ValueError(f"{where}: not valid YAML ({clip(what)})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a config: nested too deeply to read") from None
     finally:
         loader.dispose()
 
@@ -248,7 +309,12 @@ def _message(error) -> str:
     if error.validator in ("oneOf", "anyOf"):
         return f"{inst!r} is not allowed" + (f": {desc}" if desc else "")
     if error.validator in ("maximum", "exclusiveMaximum") and desc:  # the description says why
-        return f"{error.message} ({desc})"
+        return f"{clip(error.message)} ({desc})"
+    if error.validator == "maxLength" and isinstance(inst, str):  # the limit, not the whole text
+        shown = repr(inst) if len(inst) <= 80 else f"{inst[:80]!r}... ({len(inst):,} characters in all)"
+        return f"{shown} is longer than {error.validator_value} characters" + (f": {desc}" if desc else "")
+    if error.validator == "pattern" and desc:  # the rule in words too
+        return f"{clip(error.message)} ({desc})"
     return error.message
 
 

@@ -179,6 +179,10 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     args = [x for x in a.args if x != "--"] if a.args[:1] == ["--"] else a.args
     configs = _config_files(args)
+    problem = _config_problem(["config/config.yaml", *configs])
+    if problem:  # Snakemake's own reader would say "not valid JSON or YAML", or print a traceback
+        print(f"evalrank.console: error: {problem}", file=sys.stderr)
+        return 1
     config = " + ".join(configs) if configs else "config/config.yaml"
     name = _config_name(["config/config.yaml", *configs])
     results = Path("results") / name
@@ -238,10 +242,28 @@ def _config_files(args) -> list[str]:
     return out
 
 
+def _config_problem(configs) -> str | None:
+    """The first config file of ``configs`` that is not YAML evalrank reads (bytes that are not
+    UTF-8, a syntax error, a tag, a key given twice, an alias bomb), as one line with file:line
+    (:func:`evalrank.config.read_yaml`); None if each one that exists reads."""
+    try:
+        from evalrank.config import read_yaml
+    except ImportError:  # the run's own error says what is missing
+        return None
+    for config in configs:
+        if Path(config).is_file():
+            try:
+                read_yaml(config)
+            except ValueError as e:
+                return str(e)
+    return None
+
+
 def _config_name(configs) -> str:
     """The ``name`` (results/<name>/) Snakemake's merged config gets from ``configs`` (the
     Snakefile's default config first, then the command line's files: a later file's ``name``
-    wins), without importing yaml for the whole config; ``synthetic`` where none can be read."""
+    wins), without importing yaml for the whole config; ``synthetic`` where none can be read or
+    the name is not one the schema allows (the run itself then says why)."""
     name = None
     for config in configs:
         try:
@@ -252,7 +274,19 @@ def _config_name(configs) -> str:
             continue
         if isinstance(data, dict) and data.get("name"):
             name = str(data["name"])
+    if name is not None and not _name_allowed(name):
+        name = None
     return name or "synthetic"
+
+
+def _name_allowed(name: str) -> bool:
+    """``name`` fits config.schema.yaml's rule for the key ``name`` (pattern, length)."""
+    try:
+        from evalrank.config import read_yaml, schema_path
+    except ImportError:
+        return True
+    rule = read_yaml(schema_path())["properties"]["name"]
+    return len(name) <= rule.get("maxLength", len(name)) and re.search(rule.get("pattern", ""), name) is not None
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ __all__ = [
     "save_arrays",
     "load_arrays",
     "DamagedFileError",
+    "MissingArrayError",
+    "Arrays",
     "damaged_archives",
     "write_table",
     "read_table",
@@ -208,6 +210,26 @@ class DamagedFileError(ValueError):
     """An array file exists but cannot be read back whole (truncated, overwritten, not an .npz)."""
 
 
+class MissingArrayError(DamagedFileError):
+    """An ``.npz`` archive lacks an array its reader needs (another program's file, an older
+    format, an edited archive)."""
+
+
+class Arrays(dict):
+    """The arrays of one ``.npz`` file by name (:func:`load_arrays`); ``arrays["x"]`` for a
+    name the file lacks raises :class:`MissingArrayError` naming the file and what it holds
+    (``get`` and ``in`` as for any dict)."""
+
+    def __init__(self, path, arrays):
+        super().__init__(arrays)
+        self.path = Path(path)
+
+    def __missing__(self, key):
+        held = ", ".join(sorted(self)) or "no arrays"
+        raise MissingArrayError(f"{self.path} has no array {key!r} (it holds {held}): not a file of this stage, "
+                                "or written by another version; delete it and rerun the workflow, which rebuilds it")
+
+
 def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """Load every array of an ``.npz`` archive into memory.
 
@@ -220,8 +242,11 @@ def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     if path.is_dir():
         raise IsADirectoryError(f"array file {path} is a directory")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # a lone .npy array under this name
+            raise ValueError("one .npy array, not an .npz archive of named arrays")
+        with data:
+            return Arrays(path, {k: data[k] for k in data.files})
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, KeyError) as e:
         raise DamagedFileError(f"{path} is damaged or not an .npz archive ({type(e).__name__}: {e}); delete it "
                                "and rerun the workflow, which rebuilds it") from None

@@ -45,6 +45,9 @@ def test_interrupted_run_resumes_and_a_damaged_file_is_rebuilt(tiny_run, tmp_pat
     shard = res / "fold2" / "active" / "fig1_rf" / "shard0.npz"
     shard.write_bytes(shard.read_bytes()[:1000])
     (res / "active" / "savings.csv").unlink()  # so that the summary, which reads the shard, runs again
+    cut = shard.read_bytes()
+    plan = snakemake(wd, "-n", "--cores", "1")  # a dry run names the damaged shard and changes nothing
+    assert shard.read_bytes() == cut and "shard0.npz is damaged" in plan.stdout + plan.stderr
     first = snakemake(wd, "--cores", "1", "--until", "train_model")
     assert jobs_run(first) == {"train_model": 1}, jobs_run(first)
     assert "shard0.npz is damaged" in first.stdout + first.stderr and not shard.exists()

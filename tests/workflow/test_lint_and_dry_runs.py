@@ -175,3 +175,54 @@ def test_a_learner_declares_only_the_threads_it_keeps_busy(tmp_path):
             ("predict_pool", "rf.pkl"): 2, ("predict_pool", "ranksvm.pkl"): 1, ("predict_pool", "rf_n200000.pkl"): 2}
     assert {k: v[0] for k, v in threads.items()} == want, text[-3000:]
     assert all(f"--threads {n} " in cmd for n, cmd in threads.values())
+
+
+# -- issue 49: a dry run changes nothing; a config that is not one is named before any job ----------
+def test_a_dry_run_leaves_a_damaged_output_as_it_is(tmp_path):
+    """A truncated partition of an earlier run: the dry run names it and keeps its bytes (it used to
+    remove it: `workflow.dryrun` is False while Snakemake 9 parses the Snakefile). That a real run
+    removes and rebuilds it: test_dag_rerun.py."""
+    pytest.importorskip("snakemake")
+    bad = tmp_path / "results" / "tiny" / "data" / "S1.npz"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"PK\x03\x04" + bytes(range(36)))
+    before = bad.read_bytes()
+    out = snakemake(tmp_path, "-n", "--quiet", "rules")
+    assert bad.read_bytes() == before
+    assert "results/tiny/data/S1.npz is damaged (not a complete .npz archive): left as it is; a run (without -n) " \
+           "removes and rebuilds it" in out.stdout + out.stderr
+
+
+def _one_line_refusal(out, fragment):
+    text = out.stdout + out.stderr
+    assert out.returncode != 0 and fragment in text, text[-3000:]
+    assert len(text) < 5000, text[:3000]   # no 10 MB message
+
+
+def test_a_dry_run_refuses_a_long_name_in_one_line(tmp_path):
+    long = tmp_path / "long.yaml"
+    long.write_text(f"name: {'a' * 300}\n")
+    out = snakemake(tmp_path, "-n", configs=(REPO / "tests" / "workflow" / "tiny.yaml", long), check=False)
+    _one_line_refusal(out, "config key 'name': 'aaaa")
+    text = out.stdout + out.stderr
+    assert "is longer than 100 characters" in text and "File name too long" not in text
+
+
+def test_a_dry_run_refuses_an_alias_bomb_at_its_line(tmp_path):
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]\n" for i in range(1, 7)) + "folds: *a6\n")
+    out = snakemake(tmp_path, "-n", configs=(REPO / "tests" / "workflow" / "tiny.yaml", bomb), check=False)
+    _one_line_refusal(out, f"{bomb}:5: this value expands, through YAML aliases")  # a4: 111,111 values
+
+
+def test_a_dry_run_names_the_line_of_the_default_config_that_is_not_yaml(tmp_path):
+    """config/config.yaml (the Snakefile's configfile) is read by evalrank first: file:line where
+    Snakemake's reader says only "not valid JSON or YAML". (A --configfile is read by Snakemake's
+    command line before the Snakefile: make run's console checks those, tests/test_console.py.)"""
+    bad = tmp_path / "default.yaml"
+    bad.write_text((CONFIGS / "config.yaml").read_text() + "seed: [1\n")
+    out = snakemake(tmp_path / "wd", "-n", check=False, default_config=bad)
+    _one_line_refusal(out, "config/config.yaml:")
+    text = out.stdout + out.stderr
+    assert "not valid YAML (did not find expected" in text and "not valid JSON or YAML" not in text

@@ -148,15 +148,39 @@ def _config_file(path):
 
 
 # -- damaged outputs: a truncated .npz of an earlier run (full disk, a copy cut short) would be
-# taken as finished; remove it so that the DAG rebuilds it and everything after it.
-# A dry run only reports them; the Snakemake inside a cluster job does not look.
-if workflow.is_main_process:
-    for _bad in damaged_archives(RESULTS) if Path(RESULTS).exists() else []:
-        if workflow.dryrun:
-            logger.warning(f"{_bad} is damaged (not a complete .npz archive): a real run removes and rebuilds it")
+# taken as finished. A run that executes jobs removes it, so that the DAG rebuilds it and everything
+# after it; a dry run (-n), --touch, --summary, --dag and the like only name it and change nothing.
+# While this file is parsed Snakemake 9 cannot tell which (workflow.dryrun is False until the
+# executor is chosen, after parsing), so the removal waits for the input function of `rule all`, the
+# default target: the first code Snakemake calls once it knows, before it looks at any file. A run
+# with other targets keeps the file and says so (damaged_kept, the Snakefile's onstart). The
+# Snakemake inside a cluster job does not look.
+DAMAGED = damaged_archives(RESULTS) if workflow.is_main_process and Path(RESULTS).exists() else []
+_damaged_seen = []
+
+
+def handle_damaged():
+    """Remove the damaged archives in a run that executes jobs, else name them (once)."""
+    if _damaged_seen or not DAMAGED:
+        return
+    _damaged_seen.append(True)
+    executing = workflow.executor_plugin is not None and not workflow.dryrun and not workflow.touch
+    for bad in DAMAGED:
+        if executing:
+            logger.warning(f"{bad} is damaged (not a complete .npz archive): removed, the workflow rebuilds it")
+            bad.unlink(missing_ok=True)
         else:
-            logger.warning(f"{_bad} is damaged (not a complete .npz archive): removed, the workflow rebuilds it")
-            _bad.unlink()
+            logger.warning(f"{bad} is damaged (not a complete .npz archive): left as it is; a run "
+                           "(without -n) removes and rebuilds it")
+
+
+def damaged_kept():
+    """The Snakefile's onstart (a run that executes jobs, after its DAG is built): name the damaged
+    archives a run with targets other than `all` leaves as they are."""
+    if not _damaged_seen:
+        for bad in DAMAGED:
+            logger.warning(f"{bad} is damaged (not a complete .npz archive) and left as it is: this run's "
+                           "targets do not include rule all; a run without targets removes and rebuilds it")
 
 
 # -- data-tied config checks (evalrank.config.data_problems), before any expensive job --------
@@ -369,3 +393,10 @@ def get_final_output():
     """What `all` asks for, the default target: the stages' outputs and the findings page
     (findings.smk) rendered from their tables."""
     return stage_outputs() + [f"{RESULTS}/findings.md", f"{RESULTS}/findings.html"]
+
+
+def final_output(wildcards):
+    """The input function of the `all` rule (Snakefile) -- get_final_output() once the damaged
+    archives of an earlier run are handled (handle_damaged: removed by a run, named by a dry run)."""
+    handle_damaged()
+    return get_final_output()
