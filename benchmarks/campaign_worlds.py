@@ -90,6 +90,54 @@ def generated_worlds(seed: int) -> dict:
     return worlds
 
 
+def excerpt_worlds(folder) -> dict:
+    """The real excerpt's worlds (module docstring): ``folder`` holds rankeval 0.8.2's
+    ``msn1.fold1.{train,test}.5k.txt``. A LightGBM multiclass model (grades 0-4, 100 trees of 15
+    leaves, seed 0) trained on one file predicts the other's grade probabilities; the run ranks
+    each query's documents by the expected grade. ``excerpt43``: the test file's 43 queries;
+    ``excerpt86``: both files, each predicted by the model of the other."""
+    from evalrank.active.campaign_state import Pool
+    from evalrank.data.letor import read_letor
+    from evalrank.models._omp import import_lightgbm
+
+    lgb = import_lightgbm()
+    folder = Path(folder)
+    files = [read_letor(folder / f"msn1.fold1.{k}.5k.txt", n_features=136, show_progress=False)
+             for k in ("train", "test")]
+
+    def model_probs(train, test):
+        m = lgb.LGBMClassifier(objective="multiclass", num_class=5, n_estimators=100, num_leaves=15,
+                               learning_rate=0.05, random_state=0, verbose=-1, n_jobs=2)
+        m.fit(train.features, train.labels.astype(int))
+        p = np.zeros((test.features.shape[0], 5))
+        p[:, m.classes_.astype(int)] = m.predict_proba(test.features)
+        return p
+
+    parts = []
+    for i, (train, test) in enumerate(((files[0], files[1]), (files[1], files[0]))):
+        parts.append((test, model_probs(train, test)))
+    worlds = {}
+    for name, use in (("excerpt43", parts[:1]), ("excerpt86", parts)):
+        offs, probs, grades, order, qids, base = [0], [], [], [], [], 0
+        for c, p in use:
+            eg = p @ np.arange(5)
+            for j in range(len(c.offsets) - 1):
+                a, b = int(c.offsets[j]), int(c.offsets[j + 1])
+                order.append(base + np.argsort(-eg[a:b], kind="stable"))
+                base += b - a
+                offs.append(base)
+                qids.append(f"{name}-{len(qids)}")
+            probs.append(p)
+            grades.append(c.labels.astype(np.int64))
+        offsets = np.asarray(offs, dtype=np.int64)
+        pool = Pool(qids, offsets, np.vstack(probs), np.concatenate(order).astype(np.int64),
+                    np.ones(len(qids)))
+        g = np.concatenate(grades)
+        worlds[f"{name}_dcg10"] = (pool, g, "dcg@10")
+        worlds[f"{name}_err"] = (pool, g, "err")
+    return worlds
+
+
 def world_arrays(pool, grades, measure: str, epsilon: float = 0.05) -> dict:
     """What a campaign needs: q (the tool's default plan distribution), f, var, the truth per query,
     each query's measure range."""
@@ -177,9 +225,12 @@ def main(argv=None) -> int:
     ap.add_argument("--labels", type=int, default=100)
     ap.add_argument("--seed", type=int, default=2048)
     ap.add_argument("--worlds", default="skewed_overconfident,skewed_uninformative,skewed_err,two_rankers")
+    ap.add_argument("--excerpt", help="the folder of rankeval 0.8.2's msn1.fold1.{train,test}.5k.txt")
     ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
     a = ap.parse_args(argv)
     worlds = generated_worlds(a.seed)
+    if a.excerpt:
+        worlds.update(excerpt_worlds(a.excerpt))
     rows = []
     for name in a.worlds.split(","):
         pool, grades, measure = worlds[name]
