@@ -5,6 +5,7 @@ corrections, and evalrank.metrics.risk on hand-built matrices."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import sys
@@ -180,10 +181,13 @@ def test_monte_carlo_stream_is_per_run_and_seeded():
     only_y = cmp.compare_table(per_query, baseline="b", tests=["y"], permutations=500, seed=3)
     assert row(all3, "y")["randomization"] == "monte_carlo"
     assert row(all3, "y")["randomization_p"] == row(only_y, "y")["randomization_p"]
-    # the documented stream: seeds.rng(seed, "compare", measure, baseline, run)
-    d = (np.array(runs["x"]) - np.array(runs["b"])) / DEN
-    want, _ = cmp.randomization_p(d, permutations=500, rng=seeds.rng(3, "compare", "m", "b", "x"))
+    # the documented stream: content_stream(seed, d, "compare"), the sorted differences and their hash's stream
+    d = np.array(runs["x"]) / DEN - np.array(runs["b"]) / DEN  # as the table subtracts the scores
+    want, _ = cmp.randomization_p(np.sort(d), permutations=500, rng=cmp.content_stream(3, d, "compare")[1])
     assert 0.1 < want < 0.9 and row(all3, "x")["randomization_p"] == want
+    assert cmp.content_stream(3, d, "compare")[1].integers(1 << 30) == seeds.rng(
+        3, "compare", *np.frombuffer(hashlib.sha256(np.sort(d).astype("<f8").tobytes()).digest()[:16], "<u4").tolist()
+    ).integers(1 << 30)
     reordered = cmp.compare_table(per_query, baseline="b", tests=["z", "y", "x"], permutations=500, seed=3)
     for name in ("x", "y", "z"):
         assert row(reordered, name)["randomization_p"] == row(all3, name)["randomization_p"]

@@ -177,3 +177,62 @@ def test_cli_defaults_are_the_librarys():
         assert getattr(a, option) == sig.parameters[option].default, option
     assert set(parser._subparsers._group_actions[0].choices["compare"]._option_string_actions["--interval"].choices) \
         == set(cmp.INTERVALS)
+
+
+# ---------------------------------------------------------------------------
+# issue 49: no silent wrong number, one line naming the option
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("args, fragment", [
+    (["--interval", "bootstrap", "--resamples", "1"], "--resamples 1 is too few for 95% intervals"),
+    (["--interval", "bootstrap", "--resamples", "2"], "--resamples >= 10 / ((1 - level) / 2) = 400"),
+    (["--interval", "bootstrap", "--level", "0.99", "--resamples", "1999"], "= 2000"),
+    (["--resamples", str(10 ** 12)], "--resamples 1,000,000,000,000 is more than the most allowed, 10,000,000"),
+    (["--permutations", str(10 ** 12)], "--permutations 1,000,000,000,000 is more than the most allowed, 10,000,000"),
+    (["-m", "runid"], "-m 'runid' is text per topic (the run's name), not a number"),
+    (["-m", "relstring"], "-m 'relstring' is text per topic"),
+    (["-m", "map", "-m", "relstring.5"], "-m 'relstring.5' is text per topic"),
+])
+def test_cli_refuses_what_would_be_a_wrong_number_in_one_line(files, args, fragment):
+    out = evalrank("compare", "--baseline", "a.txt", *args, "qrels", "runs/a.txt", "runs/b.txt")
+    assert out.returncode == 1 and out.stdout == "" and out.stderr.count("\n") == 1, out
+    assert out.stderr.startswith("evalrank compare: error: ") and fragment in out.stderr, out.stderr
+
+
+def test_bootstrap_at_the_least_resamples_gives_intervals_that_hold_the_estimate(files):
+    """400 resamples at 0.95 (the fewest allowed): each interval contains its estimate (1 or 2 gave a
+    point beside it); resamples are not checked against the level for t intervals."""
+    t = _table("a.txt", interval="bootstrap", resamples=400)
+    assert ((t["mean_ci_low"] < t["mean"]) & (t["mean"] < t["mean_ci_high"])).all(), t
+    d = t.iloc[1]
+    assert d["delta_ci_low"] < d["delta"] < d["delta_ci_high"]
+    assert _table("a.txt", resamples=1)["interval"].eq("t").all()
+    with pytest.raises(ValueError, match="resamples 399 is too few for 95% intervals"):
+        _table("a.txt", interval="bootstrap", resamples=399)
+
+
+def test_a_constant_delta_leaves_trisk_blank_and_says_why(files):
+    """P.1: run a has the relevant document first on every topic, run c never: delta -1 on each
+    topic, SE 0, TRisk = URisk / 0 (printed as inf before)."""
+    (files / "q1").write_text("".join(f"{q} 0 r{q} 1\n{q} 0 n{q} 0\n" for q in range(6)))
+    (files / "runs" / "good.txt").write_text("".join(f"{q} Q0 r{q} 1 2 g\n{q} Q0 n{q} 2 1 g\n" for q in range(6)))
+    (files / "runs" / "bad.txt").write_text("".join(f"{q} Q0 n{q} 1 2 b\n{q} Q0 r{q} 2 1 b\n" for q in range(6)))
+    t = er.compare("q1", ["runs/good.txt", "runs/bad.txt"], ["P.1"], baseline="good.txt")
+    r = t.iloc[1]
+    assert r["delta"] == -1.0 and r["urisk"] == -2.0 and np.isnan(r["trisk"]) and np.isnan(r["ttest_p"]), r
+    out = evalrank("compare", "--baseline", "good.txt", "-m", "P.1", "q1", "runs/good.txt", "runs/bad.txt")
+    assert out.returncode == 0 and "inf" not in out.stdout, out.stdout
+    assert "trisk blank: every topic's (risk-weighted) difference from the baseline is the same" in out.stdout
+
+
+def test_renaming_the_runs_gives_the_same_numbers(files):
+    """Issue 50 item 6: the randomization test's and the bootstrap's streams came from the run names."""
+    import shutil
+
+    shutil.copy("runs/a.txt", "runs/zz_base.txt")
+    shutil.copy("runs/b.txt", "runs/other_name.txt")
+    kw = dict(interval="bootstrap", resamples=1000, seed=2)
+    one = _table("a.txt", **kw)
+    two = _table("zz_base.txt", runs=("runs/zz_base.txt", "runs/other_name.txt"), **kw)
+    assert two["run"].tolist() == ["zz_base.txt", "other_name.txt"]
+    assert one.iloc[1]["randomization"] == "monte_carlo"
+    pd.testing.assert_frame_equal(one.drop(columns="run"), two.drop(columns="run"))

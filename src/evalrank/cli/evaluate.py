@@ -98,9 +98,13 @@ def cmd_evaluate(a) -> None:
 
 
 def cmd_compare(a) -> None:
-    from evalrank.evaluation.compare import compare
+    from evalrank.evaluation.compare import check_numeric_measures, check_options, compare
 
     measures = a.measures or list(COMPARE_MEASURES)
+    check_numeric_measures(measures, "-m")  # the library's checks, each error naming its option
+    check_options(a.correction, a.alpha, a.permutations, a.seed, a.risk_alpha, a.interval, a.level, a.resamples,
+                  names={k: "--" + k.replace("_", "-") for k in ("alpha", "permutations", "seed", "risk_alpha",
+                                                                  "level", "resamples")})
     table = compare(a.qrels, a.runs, measures, baseline=a.baseline, test=a.test or None,
                     correction=a.correction, alpha=a.alpha, permutations=a.permutations, seed=a.seed,
                     risk_alpha=a.risk_alpha, interval=a.interval, level=a.level, resamples=a.resamples,
@@ -130,6 +134,11 @@ def _compare_text(table, alpha: float) -> str:
             f"intervals ({method}); p_corrected: the randomization test's p "
             f"({attrs.get('correction')} over the runs of each measure), significant at alpha {alpha}; "
             f"TRisk < -2: significantly riskier than the baseline (Dincer et al. 2016)\n")
+    tests = table[table["run"] != attrs.get("baseline")]
+    if tests["trisk"].isna().any():
+        note += ("trisk blank: every topic's (risk-weighted) difference from the baseline is the same, so its "
+                 "standard error is 0 and TRisk = URisk / SE is undefined (ttest_p likewise); urisk gives the "
+                 "direction\n")
     return text + "\n" + note
 
 

@@ -38,10 +38,14 @@ evaluated on (they must be the same queries):
     (the add-one estimator, never 0, a valid p-value; ``"monte_carlo"``).
     ``|T*| >= |T|`` is taken up to a rounding tolerance of ``1e-10 sum_q
     |d_q|`` (sign vectors giving the same sum in another order count as
-    equal, never as smaller). Every (measure, baseline, run) has its own
-    random stream, :func:`evalrank.seeds.rng` ``(seed, "compare", measure,
-    baseline, run)``: a run's p-value does not depend on which other runs
-    are compared or on the row order of the input.
+    equal, never as smaller). ``permutations`` is at most
+    :data:`~evalrank.evaluation.stats.MAX_PERMUTATIONS` (10^7: a
+    resolution of 1e-7). The random stream is drawn from the content, not
+    the names: :func:`content_stream` ``(seed, d, "compare")``, the sorted
+    differences and a stream keyed by their hash, so a p-value depends on
+    the seed and the differences only: not on the names of the runs,
+    measure or topics (renaming a run gives the same table), on the topics'
+    order or on which other runs are compared.
 ``p_corrected``, ``significant``
     ``randomization_p`` corrected for multiple testing over the *family of
     one measure*: the ``k`` test runs compared with the baseline on that
@@ -65,7 +69,11 @@ evaluated on (they must be the same queries):
     the run is significantly riskier than the baseline (it loses more than
     it wins, losses counted ``1 + risk_alpha`` times); ``TRisk > 2``: it
     is significantly more rewarding. ``|TRisk| <= 2``: no evidence either
-    way. (At ``risk_alpha = 0`` TRisk is the paired t statistic.)
+    way. (At ``risk_alpha = 0`` TRisk is the paired t statistic.) When
+    every ``d'_q`` is equal (up to rounding, the rule of ``ttest_p``: a
+    constant per-topic delta, or identical runs) ``SE = 0`` and TRisk is
+    ``c / 0`` or ``0 / 0``: NaN, as ``ttest_p`` (``urisk`` gives the
+    direction; :func:`evalrank.metrics.risk.trisk` itself returns +-inf).
 ``georisk``
     :func:`evalrank.metrics.risk.georisk` (eq. 7, ``sqrt(mean_i *
     Phi(ZRisk_i / n))`` with ZRisk of eqs. 4-6) of the run within the set
@@ -113,12 +121,19 @@ evaluated on (they must be the same queries):
     same generator (tested). BCa is second-order accurate; the percentile
     interval (``a = z0 = 0``) is too narrow by about ``sqrt((n - 1) / n)``
     and ignores skew, which per-query differences of IR measures often
-    have. Seeded: each interval has its own stream,
-    :func:`evalrank.seeds.rng` ``(seed, "compare-bootstrap", "mean",
-    measure, run)`` for a mean (so a run's mean interval does not depend on
-    the baseline or the other runs) and ``(seed, "compare-bootstrap",
-    "delta", measure, baseline, run)`` for a delta; the same seed gives the
-    same table. All values equal: the single point ``[mean, mean]``.
+    have. ``resamples`` must put at least
+    :data:`~evalrank.evaluation.stats.TAIL_RESAMPLES` (10) resamples beyond
+    each end: ``B >= 10 / ((1 - level) / 2)``
+    (:func:`~evalrank.evaluation.stats.min_resamples`: 400 at 0.95, 2,000
+    at 0.99; with 1 or 2 a "95 %" interval was a point that missed the
+    estimate), and at most :data:`~evalrank.evaluation.stats.MAX_RESAMPLES`
+    (10^7; every resample's mean is kept). Seeded from the content:
+    :func:`content_stream` ``(seed, x, "compare-bootstrap", "mean")`` for
+    a mean (the run's values sorted, their hash keying the stream; so a
+    run's mean interval does not depend on the baseline, the other runs or
+    any name) and ``(seed, d, "compare-bootstrap", "delta")`` for a delta;
+    the same seed gives the same table. All values equal: the single point
+    ``[mean, mean]``.
 
     Coverage, by simulation (tests/evaluation/test_compare_intervals.py:
     50 topics, baseline scores Beta(0.5, 2), a test run that gains on 30 %
@@ -145,11 +160,14 @@ queries; fill it, e.g. with 0 as trec_eval ``-c`` does, or drop the query
 from every run) and non-negative (the risk measures need it); for each
 measure the baseline and every test run must have the same queries, at
 least 2 of them; a qid ``"all"`` is refused (that is trec_eval's summary
-row, not a query).
+row, not a query). :func:`compare` refuses the measures whose per-topic
+value is text (trec_eval's ``runid``, ``relstring``:
+:func:`check_numeric_measures`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -159,13 +177,17 @@ import numpy as np
 import pandas as pd
 
 from evalrank import seeds
-from evalrank.evaluation.stats import (CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, EXACT_MAX, _check_level,
-                                       adjust_p, bootstrap_interval, paired_t_test, randomization_p, t_interval)
+from evalrank.evaluation.stats import (CORRECTIONS, DEFAULT_LEVEL, DEFAULT_RESAMPLES, EXACT_MAX,
+                                       adjust_p, bootstrap_interval, check_permutations, check_resamples,
+                                       paired_t_test, randomization_p, t_interval)
 from evalrank.metrics import risk
 
 __all__ = [
     "compare",
     "compare_table",
+    "check_numeric_measures",
+    "check_options",
+    "content_stream",
     "adjust_p",
     "paired_t_test",
     "randomization_p",
@@ -211,24 +233,57 @@ def _names(x, arg: str) -> list[str]:
     raise ValueError(f"{arg} must be a name or a list of names, got {x!r}")
 
 
-def _check_options(correction, alpha, permutations, seed, risk_alpha, interval=DEFAULT_INTERVAL,
-                   level=DEFAULT_LEVEL, resamples=DEFAULT_RESAMPLES) -> None:
+def check_options(correction, alpha, permutations, seed, risk_alpha, interval=DEFAULT_INTERVAL,
+                  level=DEFAULT_LEVEL, resamples=DEFAULT_RESAMPLES, *, names=None) -> None:
+    """Check :func:`compare_table`'s options; a ``ValueError`` names the first bad one by its
+    keyword, or by ``names[keyword]`` where given (the command line's ``--risk-alpha``)."""
+    def arg(key: str) -> str:
+        return (names or {}).get(key, key)
+
     if correction not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {correction!r}")
+        raise ValueError(f"{arg('correction')} must be one of {CORRECTIONS}, got {correction!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    if not isinstance(permutations, (int, np.integer)) or isinstance(permutations, bool) or permutations < 1:
-        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+        raise ValueError(f"{arg('alpha')} must be a number in (0, 1), got {alpha!r}")
+    check_permutations(permutations, arg("permutations"))
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        raise ValueError(f"{arg('seed')} must be a non-negative integer, got {seed!r}")
     if isinstance(risk_alpha, bool) or not isinstance(risk_alpha, (int, float, np.floating)) \
             or not np.isfinite(risk_alpha) or risk_alpha < 0:
-        raise ValueError(f"risk_alpha must be a finite number >= 0, got {risk_alpha!r}")
+        raise ValueError(f"{arg('risk_alpha')} must be a finite number >= 0, got {risk_alpha!r}")
     if interval not in INTERVALS:
-        raise ValueError(f"interval must be one of {INTERVALS}, got {interval!r}")
-    _check_level(level)
-    if not isinstance(resamples, (int, np.integer)) or isinstance(resamples, bool) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
+        raise ValueError(f"{arg('interval')} must be one of {INTERVALS}, got {interval!r}")
+    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
+        raise ValueError(f"{arg('level')} must be a number in (0, 1), got {level!r}")
+    check_resamples(resamples, level if interval == "bootstrap" else None, arg("resamples"))
+
+
+_check_options = check_options
+
+
+#: What trec_eval's text measures hold per topic (their values are not numbers to compare).
+_TEXT_MEASURES = {"runid": "the run's name", "relstring": "the relevance grades of the top documents as a string"}
+
+
+def check_numeric_measures(measures, arg: str = "measures") -> None:
+    """Refuse a measure named in ``measures`` whose per-topic value is text, not a number
+    (trec_eval's ``runid`` and ``relstring``): a ``ValueError`` naming ``arg`` (``-m``,
+    ``--measure``). Nicknames (``all_trec``) stand for their numeric measures here; a name that
+    does not parse is left to the evaluation, which names it."""
+    from evalrank.metrics.names import NICKNAMES, TrecMeasure, parse_measure
+
+    if isinstance(measures, str) or not isinstance(measures, (Sequence, pd.Index, np.ndarray)):
+        measures = [measures]
+    for name in measures:
+        if isinstance(name, str) and name.strip() in NICKNAMES:
+            continue
+        try:
+            m = parse_measure(name) if isinstance(name, str) else name
+        except (ValueError, TypeError):
+            continue
+        if isinstance(m, TrecMeasure) and m.family.fmt == "string":
+            raise ValueError(f"{arg} {name!r} is text per topic ({_TEXT_MEASURES.get(m.name, 'a string')}), not a "
+                             "number: runs are compared on numbers per topic; give a numeric measure (map, "
+                             "ndcg_cut.10, P.10, ...)")
 
 
 def _tidy(per_query) -> pd.DataFrame:
@@ -267,7 +322,7 @@ def _tidy(per_query) -> pd.DataFrame:
     if neg.any():
         first = df[neg].sort_values(["measure", "run", "qid"]).iloc[0]
         raise ValueError(f"per_query has {int(neg.sum())} negative value(s), e.g. run {first['run']!r}, query "
-                         f"{first['qid']!r}, measure {first['measure']!r} = {first['value']!r}; the risk measures "
+                         f"{first['qid']!r}, measure {first['measure']!r} = {float(first['value']):g}; the risk measures "
                          "(URisk, TRisk, GeoRisk) need non-negative effectiveness scores")
     return df.sort_values(["measure", "run", "qid"], kind="stable").reset_index(drop=True)
 
@@ -379,11 +434,11 @@ def _measure_rows(X: np.ndarray, measure: str, baseline: str, test_runs: list[st
     """The rows of one measure, the baseline's first: ``X`` the runs' scores (baseline, then
     ``test_runs``) on the same queries; the columns and options of :func:`compare_table`."""
 
-    def ci(x, *names) -> tuple[float, float]:
+    def ci(x, kind) -> tuple[float, float]:
         if interval == "t":
             return t_interval(x, level)
-        return bootstrap_interval(x, level, resamples=int(resamples),
-                                  rng=seeds.rng(seed, "compare-bootstrap", *names))
+        values, rng = content_stream(seed, x, "compare-bootstrap", kind)
+        return bootstrap_interval(values, level, resamples=int(resamples), rng=rng)
 
     n = X.shape[1]
     b = X[0]
@@ -395,10 +450,13 @@ def _measure_rows(X: np.ndarray, measure: str, baseline: str, test_runs: list[st
     block = []
     for i, run in enumerate(test_runs, start=1):
         d = X[i] - b
-        rp[i - 1], method = randomization_p(
-            d, permutations=permutations, rng=seeds.rng(seed, "compare", measure, baseline, run))
-        m_low, m_high = ci(X[i], "mean", measure, run)
-        d_low, d_high = ci(d, "delta", measure, baseline, run)
+        weighted = np.where(d < 0, (1 + risk_alpha) * d, d)  # eq. 1's d'_q: TRisk = mean(d') / SE(d')
+        if not weighted.std(ddof=1) > 1e-10 * np.abs(weighted).max():
+            tr[i - 1] = np.nan  # SE = 0 (up to rounding): TRisk is c/0 or 0/0, undefined (as ttest_p)
+        values, rng = content_stream(seed, d, "compare")
+        rp[i - 1], method = randomization_p(values, permutations=permutations, rng=rng)
+        m_low, m_high = ci(X[i], "mean")
+        d_low, d_high = ci(d, "delta")
         block.append({
             "measure": measure, "run": run, "n_queries": n, "mean": means[i], "mean_ci_low": m_low,
             "mean_ci_high": m_high, "delta": means[i] - means[0], "delta_ci_low": d_low,
@@ -412,10 +470,22 @@ def _measure_rows(X: np.ndarray, measure: str, baseline: str, test_runs: list[st
     for row, p in zip(block, pc):
         row["p_corrected"] = float(p)
         row["significant"] = bool(p < alpha)
-    m_low, m_high = ci(b, "mean", measure, baseline)
+    m_low, m_high = ci(b, "mean")
     return [{"measure": measure, "run": baseline, "n_queries": n, "mean": means[0], "mean_ci_low": m_low,
              "mean_ci_high": m_high, "delta": 0.0, "interval": interval, "level": float(level),
              "urisk": 0.0, "georisk": float(gr[0])}, *block]
+
+
+def content_stream(seed: int, values, *kind) -> tuple[np.ndarray, np.random.Generator]:
+    """``(sorted values, generator)``: the values in ascending order and the random stream
+    :func:`evalrank.seeds.rng` ``(seed, *kind, *key)`` whose ``key`` is four 32-bit words of the
+    SHA-256 of those sorted values (float64, little-endian, ``-0.0`` as ``0.0``). A statistic drawn
+    from them depends on the seed and the multiset of values only: not on the names of the runs,
+    measures or topics, nor on the order of the topics or on which other runs are compared."""
+    v = np.sort(np.asarray(values, dtype=np.float64)) + 0.0
+    digest = hashlib.sha256(v.astype("<f8").tobytes()).digest()
+    key = tuple(int(w) for w in np.frombuffer(digest[:16], dtype="<u4"))
+    return v, seeds.rng(seed, *kind, *key)
 
 
 def _typed(table: pd.DataFrame) -> pd.DataFrame:
@@ -547,6 +617,7 @@ def compare(qrels, runs, measures, *, baseline: str, test=None, correction: str 
     from evalrank.evaluation.evaluate import evaluate
 
     _check_options(correction, alpha, permutations, seed, risk_alpha, interval, level, resamples)
+    check_numeric_measures(measures)
     runs, entries = _named_runs(runs)
     baseline = _resolve(baseline, entries, "baseline")
     if test is not None:

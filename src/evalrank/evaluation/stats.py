@@ -18,7 +18,8 @@ import numpy as np
 from scipy import special, stats
 
 __all__ = ["paired_t_test", "kendall_tau", "randomization_p", "t_interval", "bootstrap_interval", "adjust_p",
-           "CORRECTIONS", "EXACT_MAX", "DEFAULT_LEVEL", "DEFAULT_RESAMPLES"]
+           "check_permutations", "check_resamples", "min_resamples", "CORRECTIONS", "EXACT_MAX", "DEFAULT_LEVEL",
+           "DEFAULT_RESAMPLES", "MAX_PERMUTATIONS", "MAX_RESAMPLES", "TAIL_RESAMPLES"]
 
 #: Multiple-testing corrections of :func:`adjust_p`.
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
@@ -32,6 +33,58 @@ DEFAULT_RESAMPLES = 10_000
 
 # signs x differences products (and bootstrap resamples) are computed in blocks of about this many cells
 _BLOCK = 1 << 22
+
+#: The most random sign vectors of the randomization test: its p-value's resolution, 1 / (B + 1),
+#: is then 1e-7, far finer than any decision needs; each costs one random sign per differing topic.
+MAX_PERMUTATIONS = 10_000_000
+#: The most bootstrap resamples: every resample's mean is kept (8 bytes, 80 MB at the bound) for the
+#: quantiles, and each costs ``n`` draws; the Monte Carlo error of the ends is long negligible there.
+MAX_RESAMPLES = 10_000_000
+#: BCa takes an interval's ends at quantiles of the resamples' means near ``(1 - level) / 2`` and
+#: ``(1 + level) / 2``: at least this many resamples must lie beyond each end (:func:`min_resamples`).
+#: Fewer, and an end is the most extreme resample or an interpolation past it (with 1 or 2
+#: resamples a "95 %" interval was a point that did not contain the estimate).
+TAIL_RESAMPLES = 10
+
+
+def _count(value, arg: str, maximum: int, why: str) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{arg} must be a positive integer, got {value!r}")
+    if value > maximum:
+        raise ValueError(f"{arg} {int(value):,} is more than the most allowed, {maximum:,}: {why}")
+    return int(value)
+
+
+def check_permutations(permutations, arg: str = "permutations") -> int:
+    """``permutations`` as an int: a positive integer up to :data:`MAX_PERMUTATIONS` (a
+    ``ValueError`` naming ``arg``, e.g. ``--permutations``, otherwise)."""
+    return _count(permutations, arg, MAX_PERMUTATIONS,
+                  "the p-value's resolution, 1 / (permutations + 1), is 1e-7 there, and more only costs time "
+                  "(one random sign per differing topic each)")
+
+
+def min_resamples(level: float) -> int:
+    """The fewest bootstrap resamples for intervals at ``level``: ``TAIL_RESAMPLES / ((1 -
+    level) / 2)``, rounded up, so that :data:`TAIL_RESAMPLES` resamples lie beyond each end
+    (400 at 0.95, 200 at 0.9, 2,000 at 0.99)."""
+    _check_level(level)
+    return int(np.ceil(TAIL_RESAMPLES / ((1.0 - level) / 2.0) - 1e-9))
+
+
+def check_resamples(resamples, level: float | None = None, arg: str = "resamples") -> int:
+    """``resamples`` as an int: a positive integer up to :data:`MAX_RESAMPLES` and, given
+    ``level``, at least :func:`min_resamples` ``(level)`` (a ``ValueError`` naming ``arg``,
+    e.g. ``--resamples``, otherwise)."""
+    b = _count(resamples, arg, MAX_RESAMPLES,
+               "every resample's mean is kept for the quantiles (8 bytes each per interval), and the ends' Monte "
+               "Carlo error is negligible long before")
+    if level is not None and b < min_resamples(level):
+        raise ValueError(
+            f"{arg} {b} is too few for {level * 100:g}% intervals: BCa takes each end at a quantile of the "
+            f"resamples near (1 - level) / 2 = {(1 - level) / 2:g} from either side, so at least {TAIL_RESAMPLES} "
+            f"resamples must lie beyond each end: {arg} >= {TAIL_RESAMPLES} / ((1 - level) / 2) = "
+            f"{min_resamples(level)} (the default is 10,000)")
+    return b
 
 
 # ---------------------------------------------------------------------------
@@ -131,8 +184,7 @@ def randomization_p(d, *, permutations: int = 10_000, rng: np.random.Generator |
             bits = ((k[:, None] >> shifts) & 1).astype(np.uint8)
             count += _exceed_count(bits, nz, total, obs, tol)
         return count / float(1 << m), "exact"
-    if not isinstance(permutations, (int, np.integer)) or isinstance(permutations, bool) or permutations < 1:
-        raise ValueError(f"permutations must be a positive integer, got {permutations!r}")
+    permutations = check_permutations(permutations)
     if rng is None:
         raise ValueError("randomization_p needs an rng for the Monte Carlo test (more than exact_max differences)")
     nbytes = (m + 7) // 8
@@ -206,10 +258,9 @@ def bootstrap_interval(x, level: float = DEFAULT_LEVEL, *, resamples: int = DEFA
     docstring."""
     x = _values(x, "bootstrap_interval")
     _check_level(level)
-    if not isinstance(resamples, (int, np.integer)) or isinstance(resamples, bool) or resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    resamples = check_resamples(resamples, level)
     theta = float(x.mean())
     if _constant(x):
         return theta, theta

@@ -81,6 +81,8 @@ def trec_table6(qrels, runs, *, baseline: str, measure: str, alphas, top: int, m
     written. Returns Table 6."""
     import numpy as np
 
+    from evalrank.evaluation.compare import check_numeric_measures
+    from evalrank.metrics.conventions import CONVENTIONS, names_text
     from evalrank.metrics.names import parse_measure
     from evalrank.papers.dincer2016 import population
 
@@ -91,9 +93,12 @@ def trec_table6(qrels, runs, *, baseline: str, measure: str, alphas, top: int, m
                          f"{[p.name for p in paths[:5]]})")
     if top < 1:
         raise ValueError(f"--top must be >= 1, got {top}")
-    if any(al < 0 for al in alphas):
-        raise ValueError(f"--alphas must be >= 0, got {alphas}")
+    if not all(np.isfinite(al) and al >= 0 for al in alphas):
+        raise ValueError(f"--alphas must be finite numbers >= 0, got {', '.join(map(str, alphas))}")
+    if convention not in CONVENTIONS:
+        raise ValueError(f"--convention {convention!r} is not one of {names_text()}")
     parse_measure(measure)
+    check_numeric_measures(measure, "--measure")
     if out_dir and Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise NotADirectoryError(f"--out-dir {out_dir} exists and is not a directory")
     names, topics, X, notes = population.score_trec_runs(qrels, paths, measure=measure, max_grade=max_grade,
