@@ -268,3 +268,12 @@ def test_shell_python_problem_names_the_python_the_rules_would_run(tmp_path):
     wrapper.write_text(f"#!/bin/sh\nexec '{sys.executable}' \"$@\"\n")
     wrapper.chmod(0o755)
     assert shell_python_problem(str(ok)) is None
+
+
+def test_version_at_the_top_level():
+    from cli_run import evalrank
+
+    import evalrank as pkg
+
+    out = evalrank("--version")
+    assert out.returncode == 0 and out.stdout.strip() == f"evalrank {pkg.__version__}", out

@@ -98,6 +98,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         return p
     p = Parser(prog="evalrank",
                epilog="'evalrank COMMAND --help' describes a command and its options.")
+    from evalrank import __version__
+
+    p.add_argument("--version", action="version", version=f"evalrank {__version__}")
     # the listings are written into the descriptions (the sub-parsers' own list is hidden), so
     # that the user commands come first and alone and the stages come in groups
     sub = p.add_subparsers(dest="_name", metavar="COMMAND", required=True, help=argparse.SUPPRESS)
