@@ -714,3 +714,128 @@ def test_pytrec_eval(level):
         got = getattr(tg, family)(rels, offsets, levels, relevance_level=level, params=None, num_docs=0)[:, 0]
         want = [theirs[f"q{q:02d}"][family] for q in range(30)]
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, err_msg=family)
+
+
+# ---------------------------------------------------------------------------------------------
+# issue 49: the cost of G, Rndcg, ndcg_rel (and the other tables) follows the list, not the grade
+# ---------------------------------------------------------------------------------------------
+def _cmp_rel_gain(a: float, b: float) -> int:
+    """``comp_rel_gain``: ``(int)(a - b)`` as x86-64 truncates it (NaN, out of int: INT_MIN)."""
+    d = a - b
+    if d != d or d >= 2147483648.0 or d <= -2147483649.0:
+        return -2147483648
+    return int(d)
+
+
+def _glibc_msort(items: list, key) -> list:
+    """glibc's ``msort_with_tmp`` on the whole list, one entry per level: the reference."""
+    if len(items) <= 1:
+        return list(items)
+    n1 = len(items) // 2
+    left, right = _glibc_msort(items[:n1], key), _glibc_msort(items[n1:], key)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if _cmp_rel_gain(key(left[i]), key(right[j])) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def test_sorted_tables_are_glibc_msort_of_every_entry():
+    """The table kept as typed pairs and runs of default levels sorts as glibc's merge sort of
+    every entry does (setup_gains: the pairs, then levels 0 .. t - 1 not typed), with gains
+    that compare equal (< 1 apart), beyond int, NaN, and levels typed twice or out of range."""
+    rng = np.random.default_rng(49)
+    for _ in range(1500):
+        t = int(rng.integers(0, 40))
+        typed = []
+        for _ in range(int(rng.integers(0, 7))):
+            g = rng.choice([rng.normal() * 3, round(rng.normal() * 5, 1), float(rng.integers(-3, 45)), 3e9, -3e9,
+                            2.2e9, NAN, rng.random() * 40])
+            typed.append((int(rng.integers(-2, t + 3)), float(g)))
+        entries = [[lv, g] for lv, g in typed] + [[i, float(i)] for i in range(t) if all(lv != i for lv, _ in typed)]
+        want = [(lv, g) for lv, g in _glibc_msort(entries, key=lambda e: e[1])]
+        tab = tg._Table(typed, t)
+        got = []
+        for item in tab.items:
+            if item[0] == "P":
+                got.append(typed[item[1]])
+            else:
+                got += [(tab.value(k), float(tab.value(k))) for k in range(item[1], item[2])]
+        assert len(got) == len(want)
+        for (la, ga), (lb, gb) in zip(got, want):
+            assert la == lb and (ga == gb or (ga != ga and gb != gb)), (t, typed)
+
+
+def _dense_cases():
+    """The random topics and parameters whose values the dense implementation (one table entry
+    per level, as wide as the largest grade squared) gave: data/trec_gain_dense_tables.json."""
+    pairs_choice = [None, (), (("0", 0.0), ("1", 1.0), ("2", 3.0), ("3", 7.0)), (("1", 1.5), ("2", 1.2)),
+                    (("0", -1.0), ("4", 2.5)), (("-1", 0.5), ("2", 0.2), ("2", 5.0)),
+                    (("p", 0.8), ("3", 1.7), ("1", 2.6), ("x", 0.3)), (("5", 1e10), ("1", -3e9), ("2", 0.9)),
+                    (("0", 2.0), ("1", 0.5), ("6", 4.4), ("3", 3.1), ("-2", 1.0))]
+    rng = np.random.default_rng(49)
+    for _ in range(150):
+        nq = int(rng.integers(1, 6))
+        top = int(rng.choice([1, 3, 5, 8, 12]))
+        judged, jo, rels, off = [], [0], [], [0]
+        for q in range(nq):
+            k = int(rng.integers(0, 12))
+            g = rng.integers(-2, top + 1, size=k)
+            if q == 0 and k and g.max() < 0:
+                g[0] = 0
+            judged += g.tolist()
+            jo.append(len(judged))
+            pool = g.tolist()
+            r = [int(rng.choice(pool)) if pool and rng.random() < 0.6 else -1 for _ in range(int(rng.integers(0, 15)))]
+            rels += [(-2 if x < 0 and x != -1 else x) for x in r]
+            off.append(len(rels))
+        judged = np.array(judged, dtype=np.int64)
+        seg = np.repeat(np.arange(nq), np.diff(jo))
+        keep = judged >= 0
+        levels = np.zeros((nq, int(judged[keep].max(initial=0)) + 1), dtype=np.int64)
+        np.add.at(levels, (seg[keep], judged[keep]), 1)
+        yield (np.array(rels, dtype=np.int64), np.array(off, dtype=np.int64), levels, int(rng.integers(-2, 3)),
+               pairs_choice[int(rng.integers(0, len(pairs_choice)))])
+
+
+def test_the_same_values_as_the_dense_tables():
+    """Bit for bit what the dense tables gave on 150 random cases (every quirk of the table)."""
+    import json
+    from pathlib import Path
+
+    want = json.loads((Path(__file__).parent / "data" / "trec_gain_dense_tables.json").read_text())
+    for (rels, off, levels, level, pairs), row in zip(_dense_cases(), want, strict=True):
+        for fam, values in zip(("G", "ndcg", "ndcg_rel", "Rndcg", "rbp"), row):
+            got = getattr(tg, fam)(rels, off, levels, relevance_level=level, params=pairs)
+            assert [repr(float(x)) for x in np.ravel(got)] == values, (fam, pairs, level)
+
+
+def test_a_large_grade_costs_the_list_not_the_grade():
+    """Grades of 100,000 (the dense tables: 100,001^2 entries, MemoryError): the values of the
+    small grades scaled, and no memory beyond the rel_levels rows."""
+    import tracemalloc
+
+    rels, offsets = flat([[100_000, 1, -1], [50_000, 3]])
+    levels = np.zeros((2, 100_001), dtype=np.int64)
+    levels[0, [1, 100_000]] = 1
+    levels[1, [3, 50_000]] = 1
+    small_rels, small_off = flat([[5, 1, -1], [4, 3]])
+    small = np.zeros((2, 6), dtype=np.int64)
+    small[0, [1, 5]] = 1
+    small[1, [3, 4]] = 1
+    tracemalloc.start()
+    try:
+        got = {f: getattr(tg, f)(rels, offsets, levels) for f in ("G", "Rndcg", "ndcg_rel", "ndcg")}
+        got["ndcg.1=2"] = tg.ndcg(rels, offsets, levels, params=(("1", 2.0),))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20, peak            # rel_levels itself is 1.6 MB
+    for f in ("G", "Rndcg", "ndcg_rel", "ndcg"):   # perfect rankings: 1 at any grade
+        assert got[f].shape == (2, 1)
+        close(got[f][:, 0], getattr(tg, f)(small_rels, small_off, small)[:, 0])
+    assert 0 < got["ndcg.1=2"][0, 0] <= 1

@@ -118,7 +118,6 @@ SPECS = {
 #: the trec_eval release each family comes from
 VERSIONS = {name: ("10.0" if name in ("rbp", "rbp_resid", "unj") else "9.0.8") for name in SPECS}
 
-_INT_MIN = -2147483648
 _LONG_MAX = 2**63 - 1
 _LONG_MIN = -(2**63)
 
@@ -184,17 +183,17 @@ def _level_int(level) -> int:
 
 
 def _effective_levels(levels):
-    """(rel_levels, num_rel_levels) per topic as the measures see them (``form_res_rels.c``):
-    a topic with no non-negative judgment keeps the previous topic's."""
+    """(num_rel_levels, source topic) per topic as the measures see them (``form_res_rels.c``): a
+    topic with no non-negative judgment keeps the previous topic's rel_levels (source -1: none
+    before it), without copying any row."""
     nq, width = levels.shape
     nonzero = levels != 0
     has = nonzero.any(axis=1)
     nrl = np.where(has, width - np.argmax(nonzero[:, ::-1], axis=1), 0).astype(np.int64)
     src = np.where(has, np.arange(nq), -1)
     src = np.maximum.accumulate(src) if nq else src
-    eff = np.where((src >= 0)[:, None], levels[np.maximum(src, 0)], 0).astype(np.int64)
     nrl_eff = np.where(src >= 0, nrl[np.maximum(src, 0)], 0).astype(np.int64)
-    return np.ascontiguousarray(eff), nrl_eff
+    return nrl_eff, src.astype(np.int64)
 
 
 def _num_rel(levels, level: int):
@@ -231,98 +230,234 @@ def _pairs(params, family):
     return tuple(out)
 
 
-def _cmp_rel_gain(a: float, b: float) -> int:
-    """``comp_rel_gain``: ``(int)(a - b)`` as x86-64's cvttsd2si gives it (truncation; NaN or
-    out of int range -> INT_MIN)."""
+def _c_cmp_positive(a: float, b: float) -> bool:
+    """``comp_rel_gain(a, b) > 0``: ``(int)(a - b)`` as x86-64 truncates it is at least 1, i.e.
+    ``1 <= a - b < 2**31`` (NaN and values out of ``int`` range are INT_MIN)."""
     d = a - b
-    if d != d or d >= 2147483648.0 or d <= -2147483649.0:
-        return _INT_MIN
-    return int(d)
+    return 1.0 <= d < 2147483648.0
 
 
-def _glibc_msort(items: list, key) -> list:
-    """glibc's ``msort_with_tmp`` (the ``qsort`` of glibc <= 2.36 and >= 2.39): top-down, left
-    half ``n // 2``, a merge taking the left element when ``cmp <= 0``."""
-    n = len(items)
-    if n <= 1:
-        return list(items)
-    n1 = n // 2
-    left, right = _glibc_msort(items[:n1], key), _glibc_msort(items[n1:], key)
-    out, i, j = [], 0, 0
-    while i < len(left) and j < len(right):
-        if _cmp_rel_gain(key(left[i]), key(right[j])) <= 0:
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    return out + left[i:] + right[j:]
+class _Table:
+    """The sorted gain table of ``setup_gains`` for one ``num_rel_levels`` t, without one entry per
+    level: the typed pairs ``P`` come first, then the default levels ``D`` = 0 .. t - 1 not typed
+    (gain = level, ascending); glibc's merge sort (``msort_with_tmp``: top-down, left half ``n // 2``,
+    a merge taking the left entry when ``comp_rel_gain <= 0``) is followed on that list with
+    every run of consecutive default levels kept as one item ``("D", a, b)`` (D's positions a .. b - 1),
+    so that a table of any t costs what its few typed pairs cost. A default run is sorted already
+    (integer gains, distinct: the comparator is exact on them); only merges with a typed pair split
+    one, at a position found by bisection.
 
+    ``items``: the sorted table as ``("P", k)`` (typed pair k) and ``("D", a, b)`` items."""
 
-def _gain_tables(pairs, width: int, nrls, *, v10: bool = False):
-    """Per ``num_rel_levels`` t (0 .. width), the sorted gain table of ``setup_gains``: ``src[t,
-    k]`` the level whose count entry k takes (-1: count 0), ``gain[t, k]``, ``size[t]``, and
-    ``lut[t, r + 2]`` = ``get_gain(r)`` for r in -2 .. width - 1. ``v10``: trec_eval 10's
-    ``gain_init.c`` (pairs whose name is not an integer are skipped) and ``m_rbp.c``'s rescaling
-    of the sorted table (min and max starting at 0, see the module docstring)."""
-    typed = [(_atol(n), v) for n, v in pairs if (not v10 or _valid_int(n))]
-    T = width + 1
-    size = len(typed) + width
-    src = np.full((T, max(size, 1)), -1, dtype=np.int64)
-    gain = np.zeros((T, max(size, 1)))
-    sizes = np.zeros(T, dtype=np.int64)
-    lut = np.zeros((T, width + 2))
-    for t in sorted(set(int(x) for x in nrls)):
-        entries = [[lv, g, -1] for lv, g in typed]
-        for i in range(t):
-            for e in entries:
-                if e[0] == i:
-                    e[2] = i
-                    break
+    def __init__(self, typed, t: int):
+        self.typed = typed
+        self.t = t
+        self.holes = sorted({lv for lv, _ in typed if 0 <= lv < t})
+        self.nd = t - len(self.holes)
+        n = len(typed) + self.nd
+        self.items = self._sort(0, n) if n else []
+
+    def value(self, k: int) -> int:
+        """The level (= gain) of default entry k (the k-th level of 0 .. t - 1 not typed)."""
+        v = k
+        for h in self.holes:
+            if h <= v:
+                v += 1
             else:
-                entries.append([i, float(i), i])
-        entries = _glibc_msort(entries, key=lambda e: e[1])
-        if v10:
-            lo = hi = 0.0
-            for e in entries:
-                if e[1] < lo:
-                    lo = e[1]
-                if e[1] > hi:
-                    hi = e[1]
-            if lo < 0 or hi > 1:
-                for e in entries:
-                    e[1] = (e[1] - lo) / (hi - lo)
-        sizes[t] = len(entries)
-        for k, (lv, g, s) in enumerate(entries):
-            src[t, k] = s
-            gain[t, k] = g
-        for r in range(-2, width):
-            for lv, g, _ in entries:
-                if lv == r:
-                    lut[t, r + 2] = g
-                    break
-    return src, gain, sizes, lut
+                break
+        return v
+
+    def _first_d(self, a: int, b: int, pred) -> int:
+        """The first k in a .. b - 1 with ``pred(value(k))`` (pred monotone: False then True), else b."""
+        lo, hi = a, b
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if pred(self.value(mid)):
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def _sort(self, lo: int, hi: int) -> list:
+        p = len(self.typed)
+        if lo >= p:                      # default levels only: sorted as they stand
+            return [("D", lo - p, hi - p)]
+        if hi - lo == 1:
+            return [("P", lo)]
+        n1 = (hi - lo) // 2
+        return self._merge(self._sort(lo, lo + n1), self._sort(lo + n1, hi))
+
+    def _merge(self, left: list, right: list) -> list:
+        out: list = []
+
+        def put(item):
+            if item[0] == "D" and out and out[-1][0] == "D" and out[-1][2] == item[1]:
+                out[-1] = ("D", out[-1][1], item[2])
+            elif item[0] != "D" or item[1] < item[2]:
+                out.append(item)
+
+        left, right = list(left), list(right)
+        i = j = 0
+        while i < len(left) and j < len(right):
+            a, b = left[i], right[j]
+            av = self.typed[a[1]][1] if a[0] == "P" else float(self.value(a[1]))
+            bv = self.typed[b[1]][1] if b[0] == "P" else float(self.value(b[1]))
+            if not _c_cmp_positive(av, bv):      # the left head goes first
+                if a[0] == "P":
+                    put(a)
+                    i += 1
+                    continue
+                # the left run's levels d up to the first with (int)(d - bv) > 0 (d - bv rises)
+                k = self._first_d(a[1], a[2], lambda d: float(d) - bv >= 1.0)
+                if k < a[2] and not _c_cmp_positive(float(self.value(k)), bv):
+                    k = a[2]                     # beyond int: INT_MIN <= 0, for the rest too
+                put(("D", a[1], k))
+                left[i] = ("D", k, a[2])
+                i += k == a[2]
+            elif b[0] == "P":
+                put(b)
+                j += 1
+            else:   # the right run's levels d while (int)(av - d) > 0 (av - d falls)
+                k = self._first_d(b[1], b[2], lambda d: not _c_cmp_positive(av, float(d)))
+                put(("D", b[1], k))
+                right[j] = ("D", k, b[2])
+                j += k == b[2]
+        for item in left[i:] + right[j:]:
+            put(item)
+        return out
+
+    def gains(self) -> list:
+        """The gains of the table's entries, sorted (a test's view: one per entry)."""
+        out = []
+        for it in self.items:
+            if it[0] == "P":
+                out.append(self.typed[it[1]][1])
+            else:
+                out += [float(self.value(k)) for k in range(it[1], it[2])]
+        return out
+
+
+def _tables(pairs, nrls, *, v10: bool = False) -> dict:
+    """``{t: _Table}`` for each distinct ``num_rel_levels`` t of ``nrls``, with ``typed`` the
+    ``(level, gain)`` pairs as ``setup_gains`` reads them (trec_eval 10: integer names only)."""
+    typed = [(_atol(n), v) for n, v in pairs if (not v10 or _valid_int(n))]
+    return {t: _Table(typed, t) for t in sorted(set(int(x) for x in nrls))}
+
+
+def _rescale(table: "_Table"):
+    """trec_eval 10's ``m_rbp.c`` rescaling of the sorted table, ``(g - lo) / (hi - lo)`` with lo
+    and hi starting at 0, as ``(lo, hi)``; None where no gain is < 0 or > 1."""
+    lo = min([0.0] + [g for _, g in table.typed])
+    hi = max([0.0] + [g for _, g in table.typed] + ([float(table.value(table.nd - 1))] if table.nd else []))
+    return (lo, hi) if (lo < 0 or hi > 1) else None
+
+
+def _doc_gains(rels, offsets, nrl, tables, *, v10: bool = False) -> np.ndarray:
+    """``get_gain`` of each retrieved document (float64, as ``rels``): a level typed in the pairs
+    takes the gain of its first pair in the sorted table, another level 0 .. t - 1 its own value,
+    anything else (unjudged, judged negative, untyped) 0; rescaled for trec_eval 10's rbp."""
+    nq = offsets.size - 1
+    t_doc = np.repeat(nrl, np.diff(offsets)) if nq else np.zeros(0, dtype=np.int64)
+    out = np.where((rels >= 0) & (rels < t_doc), rels, 0).astype(np.float64)
+    for t, tab in tables.items():
+        on = t_doc == t
+        if not on.any():
+            continue
+        first: dict = {}
+        for it in tab.items:
+            if it[0] == "P":
+                first.setdefault(tab.typed[it[1]][0], tab.typed[it[1]][1])
+        for lv, g in first.items():
+            out[on & (rels == lv)] = g
+        scale = _rescale(tab) if v10 else None
+        if scale is not None:   # the table's entries only: a level not in it keeps gain 0
+            lo, hi = scale
+            listed = on & (((rels >= 0) & (rels < t)) | np.isin(rels, [lv for lv, _ in tab.typed]))
+            out[listed] = (out[listed] - lo) / (hi - lo)
+    return out
+
+
+def _sparse_levels(levels):
+    """The non-zero counts of ``levels`` per topic: (grade, count) ascending by grade, offsets."""
+    q, g = np.nonzero(levels)
+    off = np.zeros(levels.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=levels.shape[0]), out=off[1:])
+    return g.astype(np.int64), levels[q, g].astype(np.int64), off
+
+
+def _ideal_entries(levels, tables, nrl, src_topic):
+    """Per topic the ideal ranking's walk of its sorted table (the kernels' ``_next_ideal``), as
+    the entries with a count (``m_*.c`` skip the others): ``(gain, count)`` in table order (the
+    walk goes from the last one down) with offsets, and ``init``: the gain of the table's last
+    entry, which the measures read before the walk starts. ``src_topic[q]``: the topic whose
+    rel_levels topic q uses (-1: none)."""
+    grade, count, goff = _sparse_levels(levels)
+    nq = nrl.size
+    init = np.zeros(nq)
+    for t, tab in tables.items():
+        if tab.items:
+            last = tab.items[-1]
+            init[nrl == t] = tab.typed[last[1]][1] if last[0] == "P" else float(tab.value(last[2] - 1))
+    if all(not tab.typed for tab in tables.values()):   # the default table: levels 0 .. t - 1, ascending
+        src = np.maximum(src_topic, 0)
+        sizes = np.where(src_topic >= 0, goff[src + 1] - goff[src], 0)
+        eoff = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(sizes, out=eoff[1:])
+        idx = np.repeat(goff[src] - eoff[:-1], sizes) + np.arange(eoff[-1])
+        return grade[idx].astype(np.float64), count[idx], eoff, init
+    gains, counts, eoff = [], [], [0]
+    for q in range(nq):
+        s = int(src_topic[q])
+        tab = tables[int(nrl[q])]
+        if s >= 0:
+            gq, cq = grade[goff[s]:goff[s + 1]], count[goff[s]:goff[s + 1]]
+            have = dict(zip(gq.tolist(), cq.tolist()))
+            counted = set()
+            for it in tab.items:
+                if it[0] == "P":
+                    lv, g = tab.typed[it[1]]
+                    # the first pair of a level (in the order typed) takes the level's count
+                    first = next(k for k, (lv2, _) in enumerate(tab.typed) if lv2 == lv) == it[1]
+                    c = have.get(lv, 0) if (first and 0 <= lv < tab.t and lv not in counted) else 0
+                    if c:
+                        counted.add(lv)
+                        gains.append(g)
+                        counts.append(c)
+                else:
+                    lo, hi = tab.value(it[1]), tab.value(it[2] - 1)
+                    a, b = np.searchsorted(gq, [lo, hi + 1])
+                    for gg, cc in zip(gq[a:b].tolist(), cq[a:b].tolist()):
+                        if gg not in tab.holes:
+                            gains.append(float(gg))
+                            counts.append(cc)
+        eoff.append(len(gains))
+    return np.array(gains, dtype=np.float64), np.array(counts, dtype=np.int64), np.array(eoff, dtype=np.int64), init
 
 
 def _prepare(rels, offsets, levels, relevance_level, params, family, *, v10=False):
+    """What the kernels take: each document's gain, each topic's ideal entries (``_ideal_entries``)
+    and num_rel; no array as wide as the largest grade squared (issue 49: G, Rndcg and ndcg_rel
+    with a grade of 5,000 took 226 MB; each table is now its few typed pairs and runs of levels)."""
     rels, offsets, levels = _check(rels, offsets, levels)
     level = _level_int(relevance_level)
-    eff, nrl = _effective_levels(levels)
-    src, gain, sizes, lut = _gain_tables(_pairs(params, family), levels.shape[1], nrl, v10=v10)
-    return rels, offsets, eff, nrl, src, gain, sizes, lut, _num_rel(levels, level), level
+    nrl, src_topic = _effective_levels(levels)
+    tables = _tables(_pairs(params, family), nrl, v10=v10)
+    dg = _doc_gains(rels, offsets, nrl, tables, v10=v10)
+    ent_gain, ent_cnt, ent_off, init = _ideal_entries(levels, tables, nrl, src_topic)
+    return offsets, dg, ent_gain, ent_cnt, ent_off, init, _num_rel(levels, level)
 
 
 # ---------------------------------------------------------------------------------------------
 # the families (the kernels: evalrank.metrics.trec_gain_kernels)
 # ---------------------------------------------------------------------------------------------
 def _gain_family(kernel, family, rels, offsets, levels, relevance_level, params, with_num_rel=False):
-    r, o, eff, nrl, src, gain, sizes, lut, num_rel, _ = _prepare(rels, offsets, levels, relevance_level, params,
-                                                                 family)
+    o, dg, ent_gain, ent_cnt, ent_off, init, num_rel = _prepare(rels, offsets, levels, relevance_level, params,
+                                                                family)
     out = np.zeros((o.size - 1, 1))
     if with_num_rel:
-        kernel(r, o, eff, nrl, src, gain, sizes, lut, num_rel, out)
+        kernel(o, dg, ent_gain, ent_cnt, ent_off, init, num_rel, out)
     else:
-        kernel(r, o, eff, nrl, src, gain, sizes, lut, out)
+        kernel(o, dg, ent_gain, ent_cnt, ent_off, init, out)
     return out
 
 
@@ -398,9 +533,9 @@ def _rbp_p(pairs) -> float:
 def rbp(rels, offsets, levels, *, relevance_level: int = 1, params=None, num_docs: int = 0) -> np.ndarray:
     """trec_eval 10's ``rbp`` (``m_rbp.c``, ``gain_init.c``), (n_queries, 1)."""
     pairs = _pairs(params, "rbp")
-    r, o, _, nrl, _, _, _, lut, _, _ = _prepare(rels, offsets, levels, relevance_level, pairs, "rbp", v10=True)
+    o, dg = _prepare(rels, offsets, levels, relevance_level, pairs, "rbp", v10=True)[:2]
     out = np.zeros((o.size - 1, 1))
-    _rbp_kernel(r, o, nrl, lut, _rbp_p(pairs), out)
+    _rbp_kernel(o, dg, _rbp_p(pairs), out)
     return out
 
 

@@ -51,48 +51,48 @@ def _log(x):
 
 
 @njit(**_OPTS)
-def _next_ideal(eff, q, t, src, gain, cur, num_at):
+def _next_ideal(ent_cnt, ent_gain, base, cur, num_at):
     """One step of the ideal ranking: (cur, num_at, ideal_gain) after taking one more document
-    (the ``while (cur_level >= 0 && num_at_level > num_at_level[cur_level])`` loop)."""
+    (the ``while (cur_level >= 0 && num_at_level > num_at_level[cur_level])`` loop) over the
+    topic's entries with a count, ``base + 0 .. base + cur`` (the table's entries of count 0,
+    which the loop steps over, are not there)."""
     num_at += 1
     while cur >= 0:
-        s = src[t, cur]
-        cnt = eff[q, s] if s >= 0 else 0
-        if num_at <= cnt:
+        if num_at <= ent_cnt[base + cur]:
             break
         num_at = 1
         cur -= 1
-    g = gain[t, cur] if cur >= 0 else 0.0
+    g = ent_gain[base + cur] if cur >= 0 else 0.0
     return cur, num_at, g
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _ndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+def _ndcg_kernel(offsets, dg, ent_gain, ent_cnt, ent_off, init, out):
     for q in prange(offsets.shape[0] - 1):
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        t = nrl[q]
-        cur = sizes[t] - 1
-        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        base = ent_off[q]
+        cur = ent_off[q + 1] - base - 1
+        ideal_gain = init[q]
         num_at = 0
         results_dcg = 0.0
         ideal_dcg = 0.0
         i = 0
         while i < n and ideal_gain > 0.0:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             if rg != 0:
                 results_dcg += rg / math.log2(i + 2.0)
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 ideal_dcg += ideal_gain / math.log2(i + 2.0)
             i += 1
         while i < n:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             if rg != 0:
                 results_dcg += rg / math.log2(i + 2.0)
             i += 1
         while ideal_gain > 0.0:
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 ideal_dcg += ideal_gain / math.log2(i + 2.0)
             i += 1
@@ -100,13 +100,13 @@ def _ndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _G_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+def _G_kernel(offsets, dg, ent_gain, ent_cnt, ent_off, init, out):
     for q in prange(offsets.shape[0] - 1):
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        t = nrl[q]
-        cur = sizes[t] - 1
-        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        base = ent_off[q]
+        cur = ent_off[q + 1] - base - 1
+        ideal_gain = init[q]
         num_at = 0
         min_cost = 1.0
         results_g = 0.0
@@ -115,9 +115,9 @@ def _G_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
         sum_cost = 0.0
         i = 0
         while i < n and ideal_gain > 0.0:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             sum_results += rg
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 sum_ideal += ideal_gain
             if ideal_gain >= min_cost:
@@ -128,14 +128,14 @@ def _G_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
                 results_g += _div(rg, _log2(2 + sum_cost - sum_results))
             i += 1
         while i < n:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             sum_results += rg
             sum_cost += min_cost
             if rg != 0:
                 results_g += _div(rg, _log2(2 + sum_cost - sum_results))
             i += 1
         while ideal_gain > 0.0:
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 sum_ideal += ideal_gain
             i += 1
@@ -143,13 +143,13 @@ def _G_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
+def _ndcg_rel_kernel(offsets, dg, ent_gain, ent_cnt, ent_off, init, out):
     for q in prange(offsets.shape[0] - 1):
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        t = nrl[q]
-        cur = sizes[t] - 1
-        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        base = ent_off[q]
+        cur = ent_off[q + 1] - base - 1
+        ideal_gain = init[q]
         num_at = 0
         results_dcg = 0.0
         ideal_dcg = 0.0
@@ -158,10 +158,10 @@ def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
         num_rel = 0
         i = 0
         while i < n and ideal_gain > 0.0:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             if rg != 0:
                 results_dcg += rg / math.log2(i + 2.0)
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 num_rel += 1
                 ideal_dcg += ideal_gain / math.log2(i + 2.0)
@@ -170,7 +170,7 @@ def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
                 num_rel_ret += 1
             i += 1
         while i < n:
-            rg = lut[t, rels[lo + i] + 2]
+            rg = dg[lo + i]
             if rg != 0:
                 results_dcg += rg / math.log2(i + 2.0)
             if rg > 0:
@@ -178,7 +178,7 @@ def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
                 num_rel_ret += 1
             i += 1
         while ideal_gain > 0.0:
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if ideal_gain > 0.0:
                 num_rel += 1
                 ideal_dcg += ideal_gain / math.log2(i + 2.0)
@@ -188,16 +188,16 @@ def _ndcg_rel_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, out):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _Rndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, num_rel, out):
+def _Rndcg_kernel(offsets, dg, ent_gain, ent_cnt, ent_off, init, num_rel, out):
     for q in prange(offsets.shape[0] - 1):
         if num_rel[q] == 0:
             out[q, 0] = 0.0
             continue
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        t = nrl[q]
-        cur = sizes[t] - 1
-        ideal_gain = gain[t, cur] if cur >= 0 else 0.0
+        base = ent_off[q]
+        cur = ent_off[q + 1] - base - 1
+        ideal_gain = init[q]
         old_ideal_gain = ideal_gain
         num_changed = 0
         num_at = 0
@@ -206,8 +206,8 @@ def _Rndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, num_rel, out):
         s = 0.0
         i = 0
         while i < n and ideal_gain > 0.0:
-            rg = lut[t, rels[lo + i] + 2]
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            rg = dg[lo + i]
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if old_ideal_gain != ideal_gain:
                 if ideal_dcg > 0.0:
                     s += results_dcg / ideal_dcg
@@ -220,7 +220,7 @@ def _Rndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, num_rel, out):
             i += 1
         if i < n:
             while i < n:
-                rg = lut[t, rels[lo + i] + 2]
+                rg = dg[lo + i]
                 if rg != 0:
                     results_dcg += rg / math.log2(i + 2.0)
                 i += 1
@@ -228,7 +228,7 @@ def _Rndcg_kernel(rels, offsets, eff, nrl, src, gain, sizes, lut, num_rel, out):
                 s += results_dcg / ideal_dcg
                 num_changed += 1
         while ideal_gain > 0.0:
-            cur, num_at, ideal_gain = _next_ideal(eff, q, t, src, gain, cur, num_at)
+            cur, num_at, ideal_gain = _next_ideal(ent_cnt, ent_gain, base, cur, num_at)
             if old_ideal_gain != ideal_gain:
                 if ideal_dcg > 0.0:
                     s += results_dcg / ideal_dcg
@@ -291,15 +291,14 @@ def _relstring_kernel(rels, offsets, length, chars, lens):
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
-def _rbp_kernel(rels, offsets, nrl, lut, p, out):
+def _rbp_kernel(offsets, dg, p, out):
     for q in prange(offsets.shape[0] - 1):
         lo = offsets[q]
         n = offsets[q + 1] - lo
-        t = nrl[q]
         s = 0.0
         cur_p = 1.0
         for i in range(n):
-            g = lut[t, rels[lo + i] + 2]
+            g = dg[lo + i]
             if g != 0:
                 s += g * cur_p
             cur_p = cur_p * p
