@@ -63,13 +63,14 @@ def ideal_gains(judged: np.ndarray, judged_offsets: np.ndarray) -> tuple[np.ndar
 
 @njit(cache=True, inline="always")
 def _topic_ideal(judged, jl, jh, level):
-    """(R: the judgments ``judged[jl:jh]`` at or above ``level``, the positive ones ascending:
-    the ideal ranking read from the end)."""
+    """(R: the judgments ``judged[jl:jh]`` at or above ``level`` -- and not negative, whatever
+    the level: trec_eval's num_rel counts its rel_levels, grades from 0 --, the positive ones
+    ascending: the ideal ranking read from the end)."""
     R = 0
     npos = 0
     for p in range(jl, jh):
         g = judged[p]
-        if g >= level:
+        if g >= level and g >= 0:
             R += 1
         if g > 0:
             npos += 1
@@ -111,7 +112,8 @@ def _kernel(rels, offsets, judged, judged_offsets, level, ks, out_scalar, out_cu
         R, ideal = _topic_ideal(judged, judged_offsets[q], judged_offsets[q + 1], level)
         ni = ideal.shape[0]
         rel_so_far = 0
-        ap = 0.0
+        rel_ret = 0   # num_rel_ret: judged (>= 0) at or above the level; rel_so_far counts the list's
+        ap = 0.0      # values at or above it, an unjudged -1 / -2 too below level 0 (m_map.c ...)
         rr = 0.0
         rprec_hits = 0
         dcg = 0.0
@@ -131,6 +133,8 @@ def _kernel(rels, offsets, judged, judged_offsets, level, ks, out_scalar, out_cu
                 dcg += r / lg[i]
             if r >= level:
                 rel_so_far += 1
+                if r >= 0:
+                    rel_ret += 1
                 ap_at += rel_so_far / (i + 1.0)
                 if rr == 0.0:
                     rr = 1.0 / (i + 1.0)
@@ -157,7 +161,7 @@ def _kernel(rels, offsets, judged, judged_offsets, level, ks, out_scalar, out_cu
             j += 1
         out_scalar[q, 0] = n
         out_scalar[q, 1] = R
-        out_scalar[q, 2] = rel_so_far
+        out_scalar[q, 2] = rel_ret
         out_scalar[q, 3] = ap
         out_scalar[q, 4] = rprec_hits / R if (R > 0 and n > 0) else 0.0
         out_scalar[q, 5] = rr

@@ -221,8 +221,11 @@ def cases() -> dict[str, list[str]]:
         for label, flags in (("default", []), ("all_trec", ["-m", "all_trec"]), ("official", ["-m", "official"])):
             c[f"{p}-{label}"] = flags + _pair(p)
             c[f"{p}-{label}-q"] = flags + ["-q"] + _pair(p)
+        # -l below 0 (issue 49): unjudged documents (-1) and negative judgments (-2) reach the level in
+        # the ranked measures, num_rel and num_rel_ret count judgments >= 0 only (form_res_rels.c)
         for label, flags in (("c", ["-c"]), ("c-M5", ["-c", "-M", "5"]), ("l2", ["-l", "2"]), ("J", ["-J"]),
-                             ("N1000", ["-N", "1000"]), ("n", ["-n"])):
+                             ("N1000", ["-N", "1000"]), ("n", ["-n"]), ("l-1", ["-l", "-1"]),
+                             ("l-2-J", ["-l", "-2", "-J"]), ("l0", ["-l", "0"])):
             c[f"{p}-all_trec-q-{label}"] = ["-m", "all_trec", "-q"] + flags + _pair(p)
     # the same flags on the measures evalrank has had from the start, named one by one
     known = [a for m in ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall",
