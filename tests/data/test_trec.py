@@ -52,7 +52,7 @@ def test_align_counts_and_ideal_from_all_judgments(trec_files):
 @pytest.mark.parametrize("which, text, match", [
     ("qrels", "1 0 a\n", r"qrels:1: a qrels line has 4 fields"),
     ("qrels", "1 0 a 1\n1 0 a x\n", r"qrels:2: relevance 'x' is not an integer"),
-    ("qrels", "1 0 a 1\n\n1 0 a 2\n", r"qrels:3: document 'a' judged twice"),
+    ("qrels", "1 0 a 1\n# c\n1 0 a 2\n", r"qrels:3: document 'a' judged twice"),
     ("run", "1 Q0 a 1\n", r"run:1: a run line has 6 fields"),
     ("run", "1 Q0 a 1 high t\n", r"run:1: score 'high' is not a number"),
     ("run", "1 Q0 a 1 nan t\n", r"run:1: score 'nan' is not finite"),
@@ -282,3 +282,72 @@ def test_query_ids_are_sorted_and_named_alike_interpreted_and_compiled():
         assert pn == nn == sorted({w.decode() for w in words})
         np.testing.assert_array_equal(pc, nc)
         np.testing.assert_array_equal(pf, nf)
+
+
+# ---------------------------------------------------------------------------
+# issue 49: NUL bytes, blank lines in qrels, binary files
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("kind, data, line", [
+    ("run", b"1 Q0 d1 1 0.9 t\n1 Q0 d\x002 2 0.8 t\n", 2),         # inside a document id
+    ("run", b"\x001 Q0 d1 1 0.9 t\n1 Q0 d2 2 0.8 t\n", 1),          # the file's first byte
+    ("run", b"1 Q0 d1 1 0.9 t\n1\x00 Q0 d2 2 0.8 t\n", 2),          # inside a query id
+    ("run", b"# made\x00 here\n1 Q0 d1 1 0.9 t\n", 1),              # in a comment
+    ("qrels", b"1 0 d1 1\n\n# c\n1 0 d\x002 1\n", 4),                # found before any other fault
+    ("qrels", b"1 0 d1 1\n1 0 d2\x00 1\n", 2),
+])
+def test_a_nul_byte_is_refused_naming_its_line(tmp_path, kind, data, line):
+    path = tmp_path / kind
+    path.write_bytes(data)
+    with pytest.raises(TrecFormatError, match=rf"{kind}:{line}: a NUL byte \(0x00\): not a text file"):
+        (read_qrels if kind == "qrels" else read_run)(path)
+
+
+@pytest.mark.parametrize("mode", ["python", "numba"])
+def test_a_nul_byte_far_into_a_file_is_found_in_any_chunk(tmp_path, monkeypatch, mode):
+    """Chunks of 64 bytes: the NUL of line 200 is counted from the lines of the chunks before."""
+    from evalrank import _jit
+    from evalrank.data import trec
+
+    lines = [f"q{k % 3} Q0 d{k} {k} {k / 7:.3f} tag".encode() for k in range(300)]
+    lines[199] = lines[199].replace(b"d199", b"d1\x0099")
+    path = tmp_path / "run"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    monkeypatch.setattr(trec, "_CHUNK", 64)
+    with _jit.mode(mode), pytest.raises(TrecFormatError, match=r"run:200: a NUL byte"):
+        read_run(path)
+
+
+@pytest.mark.parametrize("data, line", [
+    (b"1 0 a 1\n\n1 0 b 2\n", 2),
+    (b"1 0 a 1\n   \t\n1 0 b 2\n", 2),
+    (b"1 0 a 1\r\n\r\n1 0 b 2\r\n", 2),
+    (b"1 0 a 1\n1 0 b 2\n\n", 3),        # an empty last line: trec_eval 'Malformed line 3'
+    (b"1 0 a 1\n1 0 b 2\n  ", 3),        # blanks on the last line, no newline
+    (b"\n1 0 a 1\n", 1),
+])
+def test_a_blank_line_in_qrels_is_refused_as_trec_eval_refuses_it(tmp_path, data, line):
+    """trec_eval 9.0.8 (get_qrels.c) stops at a blank qrels line: 'Malformed line N'."""
+    path = tmp_path / "qrels"
+    path.write_bytes(data)
+    with pytest.raises(TrecFormatError, match=rf"qrels:{line}: a blank line in qrels \(trec_eval 9.0.8 stops here: "
+                                              rf"'Malformed line {line}'\)"):
+        read_qrels(path)
+
+
+def test_blank_lines_in_a_run_are_skipped_as_trec_eval_skips_them(tmp_path):
+    """get_trec_results.c: 'Ignore blank lines (people seem to insist on them!)'."""
+    (tmp_path / "run").write_bytes(b"\n1 Q0 a 1 0.5 t\n  \n\r\n1 Q0 b 2 0.4 t\n\n")
+    assert read_run(tmp_path / "run") == {"1": {"a": 0.5, "b": 0.4}}
+
+
+@pytest.mark.parametrize("data", [
+    b"1 Q0 d1 1 0.9 t\x01\r1 Q0 d2 1 0.9 t\n",    # a lone CR among control bytes: not old-Mac text
+    b"\x7fELF\x02\x01\x01\n",                     # a line of too few fields
+    b"1 0 a \x1b[1m\n",                           # qrels, too few fields
+])
+def test_binary_lines_are_said_to_be_binary(tmp_path, data):
+    kind = "qrels" if data.startswith(b"1 0") else "run"
+    path = tmp_path / kind
+    path.write_bytes(data)
+    with pytest.raises(TrecFormatError, match=rf"{kind}:1: control byte 0x[0-9a-f]{{2}}: not a text file"):
+        (read_qrels if kind == "qrels" else read_run)(path)

@@ -2,10 +2,15 @@
 
 qrels: ``qid iter docno rel`` -- exactly four whitespace-separated fields;
 run: ``qid Q0 docno rank score tag`` -- at least six, anything after the
-sixth ignored (trec_eval 9.0.x, ``get_trec_results.c``). Blank lines and lines
-starting with ``#`` are skipped, a UTF-8 byte-order mark and gzip are read
-transparently, lines may end in CRLF; a file that is not a regular file (a pipe,
-``/dev/stdin``, a shell's ``<(...)``) is read as a stream. The rank column and
+sixth ignored (trec_eval 9.0.x, ``get_trec_results.c``). Lines starting with
+``#`` are skipped; blank lines are skipped in a run, as trec_eval skips them, and
+refused in qrels, as trec_eval refuses them ("Malformed line"); a UTF-8 byte-order
+mark and gzip are read transparently, lines may end in CRLF; a file that is not a
+regular file (a pipe, ``/dev/stdin``, a shell's ``<(...)``) is read as a stream,
+and ``-`` is standard input. A NUL byte anywhere is refused (file:line): it ends
+a C string, so trec_eval cuts an id there (or crashes), and no number from such a
+file can be trusted; a malformed line holding other control bytes is said to be
+binary data. The rank column and
 the tag are not used: documents are ranked by score (``evalrank.evaluation``).
 
 Scores are read as trec_eval's ``atof`` (C's ``strtod``, "C" locale) reads the
@@ -53,11 +58,15 @@ import numpy as np
 
 from evalrank import _jit
 from evalrank.data.bytescan import count_newlines, strtod
-from evalrank.data.trec_scan import (_BAD_NUMBER, _DONE, _ERR_LINE, _EXTRA_FIELDS, _FALLBACKS, _FEW_FIELDS,
-                                     _J, _LINE, _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK, _QUSED, _ROOM, _TAG_E,
-                                     _TAG_S, _TOK_E, _TOK_S, _fnv1a_np, _scan, fnv1a, sorted_codes)
+from evalrank.data.trec_scan import (_BAD_NUMBER, _BLANK, _DONE, _ERR_LINE, _ERR_POS, _EXTRA_FIELDS, _FALLBACKS,
+                                     _FEW_FIELDS, _J, _LINE, _LONE_CR, _NF, _NFB, _NSEG, _NSKIP, _OK, _QUSED, _ROOM,
+                                     _TAG_E, _TAG_S, _TOK_E, _TOK_S, N_STATE, _fnv1a_np, _scan, fnv1a, sorted_codes)
 
 __all__ = ["TrecFormatError", "TrecFile", "read_trec", "read_qrels", "read_run", "TrecInput", "align", "fnv1a"]
+
+
+#: the name messages give standard input, read for the path ``-``
+STDIN = "<stdin>"
 
 
 class TrecFormatError(ValueError):
@@ -150,6 +159,22 @@ class _Reader:
     def __init__(self, path: Path):
         import stat
 
+        if str(path) == "-":   # standard input (Unix use; trec_eval 9.0.8 cannot read "-"), read as a stream
+            import sys
+
+            self.path, self.fh, self.stdin = STDIN, sys.stdin.buffer, True
+            self.regular, self.size, self.gzip = False, None, False
+            head = self.fh.peek(3)[:3] if hasattr(self.fh, "peek") else b""
+            if head[:2] == b"\x1f\x8b":
+                import gzip
+
+                self.gzip = True
+                self.src = gzip.GzipFile(fileobj=self.fh)
+            else:
+                self.src = self.fh
+            self.first = True
+            return
+        self.stdin = False
         if path.is_dir():
             raise IsADirectoryError(f"{path} is a directory, not a file")
         if not path.exists():
@@ -191,7 +216,8 @@ class _Reader:
     def close(self):
         if self.src is not self.fh:
             self.src.close()
-        self.fh.close()
+        if not self.stdin:
+            self.fh.close()
 
 
 def _grow(a: np.ndarray, need: int) -> np.ndarray:
@@ -218,7 +244,7 @@ def read_trec(path, kind: str) -> TrecFile:
     path = Path(path)
     rd = _Reader(path)
     try:
-        return _read(rd, path, kind)
+        return _read(rd, rd.path, kind)
     finally:
         rd.close()
 
@@ -229,6 +255,7 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     chunk = np.empty(min(_CHUNK, size + 1) if size is not None else _CHUNK, dtype=np.uint8)
     have = rd.readinto(memoryview(chunk))
     eof = have < len(chunk)
+    _refuse_nul(chunk, 0, have, 0, path)
     _jit.need(size if size is not None else (have if eof else _jit.THRESHOLD))
     if eof and not _jit.compiled():   # a small file, read whole: its lines by bytes methods, where they are plain
         plain = _read_plain(bytes(chunk[:have]), path, kind)
@@ -255,7 +282,7 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
     skip_at = np.empty(min(cap, _START), dtype=np.int64)
     skip_cum = np.empty(len(skip_at), dtype=np.int64)
     fb = np.empty((_FB_CAP, 3), dtype=np.int64)
-    st = np.zeros(13, dtype=np.int64)
+    st = np.zeros(N_STATE, dtype=np.int64)
     tag = b""
     while True:
         status = _scan(chunk[:have], have, eof, is_run, st, ids, id_off, dh, value, qbuf, seg_start, seg_off,
@@ -263,7 +290,7 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
         if st[_TAG_S] >= 0:
             tag = bytes(chunk[st[_TAG_S]:st[_TAG_E]])
         _fallback_scores(chunk, fb, st, value, skip_at, skip_cum, path)
-        _raise_bad_line(status, st, chunk, path, kind)
+        _raise_bad_line(status, st, chunk[:have], path, kind)
         done = int(st[_DONE])
         if status == _ROOM:
             j = int(st[_J])
@@ -286,6 +313,7 @@ def _read(rd: _Reader, path: Path, kind: str) -> TrecFile:
             have = rest
             if status == _OK:
                 got = rd.readinto(memoryview(chunk)[rest:])
+                _refuse_nul(chunk, rest, have + got, int(st[_LINE]), path)
                 have += got
                 eof = have < len(chunk)
             continue
@@ -348,7 +376,7 @@ def _read_plain(data: bytes, path: Path, kind: str):
     qbuf = np.frombuffer(b"".join(qsegs), dtype=np.uint8)
     seg_off = np.zeros(len(qsegs) + 1, dtype=np.int64)
     np.cumsum([len(q) for q in qsegs], out=seg_off[1:])
-    st = np.zeros(13, dtype=np.int64)
+    st = np.zeros(N_STATE, dtype=np.int64)
     st[_J], st[_NSEG], st[_LINE], st[_QUSED], st[_DONE] = n, len(qsegs), n, seg_off[-1], len(data)
     none = np.empty(0, dtype=np.int64)
     tag = toks[-1][5] if is_run else b""
@@ -373,9 +401,44 @@ def _fallback_scores(chunk, fb, st, value, skip_at, skip_cum, path) -> None:
     st[_NFB] = 0
 
 
+_NUL = re.compile(b"\x00")
+#: bytes no text line holds: C0 controls but the blanks (tab, LF, VT, FF, CR), and DEL
+_CONTROL = re.compile(b"[\x00-\x08\x0e-\x1f\x7f]")
+
+
+def _refuse_nul(chunk, start: int, end: int, lines_before: int, path) -> None:
+    """A NUL byte in ``chunk[start:end]`` (a chunk whose byte 0 starts line ``lines_before + 1``)
+    as an error naming its line: a NUL ends a C string, so trec_eval would read the id up to it
+    (or crash), and this reader would keep the bytes after it: no answer to trust. Found by the
+    regular expression engine's byte search, no copy of the chunk."""
+    m = _NUL.search(memoryview(chunk)[:end], start)
+    if m is None:
+        return
+    line = lines_before + 1 + bytes(memoryview(chunk)[:m.start()]).count(b"\n")
+    raise TrecFormatError(f"{path}:{line}: a NUL byte (0x00): not a text file (binary data, or UTF-16 text: "
+                          "convert it to UTF-8); trec_eval reads TREC files as text")
+
+
+def _binary_line(chunk, st) -> str | None:
+    """The control byte that makes the error's line binary data (for the message), else None."""
+    s = int(st[_ERR_POS])
+    view = bytes(memoryview(chunk)[s:s + 4096])
+    m = _CONTROL.search(view.split(b"\n", 1)[0])
+    return None if m is None else f"0x{m.group()[0]:02x}"
+
+
 def _raise_bad_line(status: int, st, chunk, path, kind: str) -> None:
     """The scan's error ``status`` (a line with too few or too many fields, a lone CR, a relevance
-    that is not an integer) as a :class:`TrecFormatError` naming file and line; else nothing."""
+    that is not an integer, a blank line in qrels) as a :class:`TrecFormatError` naming file and
+    line; a line holding control bytes is said to be binary data, whatever the error; else nothing."""
+    if status in (_FEW_FIELDS, _EXTRA_FIELDS, _LONE_CR, _BAD_NUMBER):
+        byte = _binary_line(chunk, st)
+        if byte is not None:
+            raise TrecFormatError(f"{path}:{st[_ERR_LINE]}: control byte {byte}: not a text file (binary data?); "
+                                  f"a {kind} file is text lines")
+    if status == _BLANK:
+        raise TrecFormatError(f"{path}:{st[_ERR_LINE]}: a blank line in qrels (trec_eval 9.0.8 stops here: "
+                              f"'Malformed line {st[_ERR_LINE]}'); remove it")
     if status in (_FEW_FIELDS, _EXTRA_FIELDS):
         want = "6 fields 'qid Q0 docno rank score tag' (or more)" if kind == "run" else "4 fields 'qid iter docno rel'"
         raise TrecFormatError(f"{path}:{st[_ERR_LINE]}: a {kind} line has {want}, got {st[_NF]}")

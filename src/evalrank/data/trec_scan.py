@@ -22,9 +22,12 @@ _FNV_PRIME = np.uint64(1099511628211)
 
 # error codes of the scan kernel; _ROOM and _FALLBACKS: not errors, the caller makes room / reads
 # the fallback scores and calls again
-_OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER, _LONE_CR, _ROOM, _FALLBACKS = 0, 1, 2, 3, 4, 5, 6
-# the scan's state (an int64 array kept between the calls on the chunks of a file)
-_LINE, _J, _NSEG, _QUSED, _NSKIP, _NFB, _DONE, _ERR_LINE, _TOK_S, _TOK_E, _NF, _TAG_S, _TAG_E = range(13)
+# (_BLANK: a blank line in qrels, which trec_eval 9.0.8 refuses: 'Malformed line')
+_OK, _FEW_FIELDS, _EXTRA_FIELDS, _BAD_NUMBER, _LONE_CR, _ROOM, _FALLBACKS, _BLANK = 0, 1, 2, 3, 4, 5, 6, 7
+# the scan's state (an int64 array kept between the calls on the chunks of a file; _ERR_POS: where
+# the line of an error starts in the chunk)
+_LINE, _J, _NSEG, _QUSED, _NSKIP, _NFB, _DONE, _ERR_LINE, _TOK_S, _TOK_E, _NF, _TAG_S, _TAG_E, _ERR_POS = range(14)
+N_STATE = 14
 
 
 @njit(cache=True, nogil=True, wraparound=True)
@@ -96,7 +99,10 @@ def _scan(buf, n, final, is_run, st, ids, id_off, dh, value, qbuf, seg_start, se
     (its number in ``st[_ERR_LINE]``), when an output array is full (``_ROOM``) or ``fb`` is
     (``_FALLBACKS``); ``st[_DONE]``: the bytes of ``buf`` used up (whole lines).
     A carriage return followed by more text on its line (old-Mac line ends, CR only) stops the
-    scan with ``_LONE_CR``; CRLF and blanks after a CR are whitespace as in trec_eval.
+    scan with ``_LONE_CR``; CRLF and blanks after a CR are whitespace as in trec_eval. A blank
+    line (or blanks alone at the end of the file) is skipped in a run, as trec_eval skips it,
+    and stops the scan of qrels with ``_BLANK`` (trec_eval: 'Malformed line'). An error's line
+    starts at ``st[_ERR_POS]`` in ``buf``.
     """
     i = 0
     line = st[_LINE]
@@ -110,6 +116,8 @@ def _scan(buf, n, final, is_run, st, ids, id_off, dh, value, qbuf, seg_start, se
     st[_TAG_S] = -1
     done = 0   # bytes of whole lines read
     while i < n:
+        ls = i
+        st[_ERR_POS] = ls
         # skip leading blanks
         cr = False
         while i < n and _space(buf[i]):
@@ -118,9 +126,17 @@ def _scan(buf, n, final, is_run, st, ids, id_off, dh, value, qbuf, seg_start, se
             i += 1
         if i >= n:
             if final:
+                if not is_run and i > ls:   # blanks alone on the last line of qrels
+                    status = _BLANK
+                    st[_ERR_LINE] = line + 1
+                    break
                 done = n   # blanks at the end of the file: no line
             break
         if buf[i] == 10:
+            if not is_run:
+                status = _BLANK
+                st[_ERR_LINE] = line + 1
+                break
             line += 1
             i += 1
             done = i
