@@ -72,6 +72,9 @@ def test_files_as_users_have_them(tmp_path, files):
     ("1 0 a 1\n", "1 Q0 a 1 1 t\n1 Q0 b 2 x t\n", r"run:2: score 'x' is not a number"),
     ("1 0 a 1\n", "1 Q0 a 1 inf t\n", r"run:1: score 'inf' is not finite"),
     ("1 0 a 1\n", "1 Q0 a 1 1 t\n1 Q0 a 2 0 t\n", r"run:2: document 'a' retrieved twice for topic '1'"),
+    # the repeat ranks first: the message cites the repeat's line, and the first's (issue 49)
+    ("1 0 a 1\n", "1 Q0 a 1 0 t\n1 Q0 b 2 0.5 t\n1 Q0 a 3 1 t\n",
+     r"run:3: document 'a' retrieved twice for topic '1' \(first on line 1;"),
     ("1 0 a 1\n", "2 Q0 a 1 1 t\n", r"no topic of the run has qrels"),
     ("1 0 a 1\n", "# nothing\n", r"run: no run lines"),
 ])

@@ -261,7 +261,7 @@ def _group_lines(qid, n_codes):
                                          "q_rel", "q_ds", "q_de", "q_buf", "out_off"))
 def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
                 q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf,
-                out_off, out_rows, out_rels, dup_row, lib_sort):
+                out_off, out_rows, out_rels, dup_row, dup_prev, lib_sort):
     """Group the run's lines by topic (:func:`_group_lines`), rank each evaluated topic as
     trec_eval does, keep ``max_docs``, find duplicates and each judgment's document
     (:func:`_match_topic`): the evaluated topics in blocks, each block with its scratch arrays."""
@@ -302,16 +302,17 @@ def _rank_match(qid, score, f32, ds, de, dh, buf, n_codes, qmap, max_docs,
             if not ordered:
                 _rank_topic(idx, score, f32, ds, de, buf, lib_sort, neg, keys, k2, i2, cnt8)
             _match_topic(idx, min(m, max_docs), e, qmap[c], ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_ds,
-                         q_de, q_buf, out_off[e], out_rows, out_rels, dup_row, seen, th)
+                         q_de, q_buf, out_off[e], out_rows, out_rels, dup_row, dup_prev, seen, th)
 
 
 @njit(cache=True, nogil=True)
 def _match_topic(idx, m, e, qc, ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_ds, q_de, q_buf, o, out_rows, out_rels,
-                 dup_row, seen, th):
+                 dup_row, dup_prev, seen, th):
     """Topic ``e``'s first ``m`` ranked lines ``idx`` (its qrels topic ``qc``) into ``out_rows``
     from ``o``, with their relevance in ``out_rels``: the kept documents go into a hash table
     (their rank positions in ``seen``, their hashes in ``th``: scratch of a power of two at
-    least 2 m), which finds duplicates (``dup_row[e]``), and each of the topic's judgments is
+    least 2 m), which finds duplicates (``dup_row[e]``: the later line of the first pair found,
+    ``dup_prev[e]`` the earlier), and each of the topic's judgments is
     looked up there (-1: not judged, -2: judged negative)."""
     size = 1
     while size < 2 * m:
@@ -328,8 +329,9 @@ def _match_topic(idx, m, e, qc, ds, de, dh, buf, q_jo, q_sdh, q_srow, q_rel, q_d
             if th[s] == h:
                 t = idx[seen[s]]
                 if _same(buf, ds[t], de[t], buf, ds[j], de[j]):
-                    if dup_row[e] < 0:
-                        dup_row[e] = j
+                    if dup_row[e] < 0:   # the repeat is the later line of the file, not of the ranking
+                        dup_row[e] = max(j, t)
+                        dup_prev[e] = min(j, t)
                     break
             s = np.int64((np.uint64(s) + np.uint64(1)) & mask)
         if seen[s] < 0:
@@ -472,15 +474,19 @@ def rank_run(run: TrecFile, qrels: QrelsIndex, *, name: str, max_docs: int | Non
     rows = np.empty(int(out_off[-1]), dtype=np.int32 if len(run) < 2 ** 31 - 1 else np.int64)   # memory
     rels = np.empty(int(out_off[-1]), dtype=np.int64)
     dup_row = np.full(ev.size, -1, dtype=np.int64)
+    dup_prev = np.full(ev.size, -1, dtype=np.int64)
     qf = qrels.file
-    _rank_match(run.qid, run.value, f32, run.doc_start, run.doc_end, run.doc_hash, run.buf, len(run.qids), qmap, M,
-                qrels.judged_offsets, qrels.hashes, qrels.rows, qrels.judged, qf.doc_start, qf.doc_end, qf.buf,
-                out_off, rows, rels, dup_row, not _jit.compiled())
+    with np.errstate(over="ignore"):   # interpreted: a score beyond float32's range is +-inf, as trec_eval's float
+        _rank_match(run.qid, run.value, f32, run.doc_start, run.doc_end, run.doc_hash, run.buf, len(run.qids), qmap,
+                    M, qrels.judged_offsets, qrels.hashes, qrels.rows, qrels.judged, qf.doc_start, qf.doc_end, qf.buf,
+                    out_off, rows, rels, dup_row, dup_prev, not _jit.compiled())
     bad = np.flatnonzero(dup_row >= 0)
     if bad.size:
-        j = int(dup_row[bad[0]])
+        k = int(bad[np.argmin(dup_row[bad])])   # the first such line of the file
+        j, prev = int(dup_row[k]), int(dup_prev[k])
         raise TrecFormatError(f"{run.path}:{run.line_of(j)}: document {run.doc_id(j)!r} retrieved twice for topic "
-                              f"{run.qids[run.qid[j]]!r} (trec_eval stops here: 'duplicate docs')")
+                              f"{run.qids[run.qid[j]]!r} (first on line {run.line_of(prev)}; trec_eval stops "
+                              "here: 'duplicate docs')")
     eval_codes = qmap[ev]
     qids = list(run.qids) if ev.size == len(run.qids) else [run.qids[c] for c in ev.tolist()]
     missing = np.zeros(len(qids), dtype=bool)
