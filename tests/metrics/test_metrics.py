@@ -157,3 +157,10 @@ def test_err_precision_does_not_depend_on_position_in_the_flat_array():
             total += ri * reach / (i + 1)
             reach *= 1 - ri
         assert abs(got[q] - total) <= 1e-15 * total
+
+
+@pytest.mark.parametrize("max_grade", [0, 1024, 10**6, 3.5, float("inf"), True])
+def test_err_refuses_a_max_grade_whose_power_of_two_is_not_a_double(max_grade):
+    """2**max_grade must be a finite double (issue 49: 1e400 ended in OverflowError)."""
+    with pytest.raises(ValueError, match="max_grade must be an integer from 1 to 1023"):
+        err(np.array([1.0, 0.5]), np.array([1, 0]), np.array([0, 2]), 2, max_grade=max_grade)

@@ -72,6 +72,37 @@ def _check_trec_flags(a) -> None:
                          "and line")
 
 
+def _check_files(a) -> None:
+    """What ``evaluate`` refuses before reading a file (one line naming the option): standard
+    input ('-') given twice, ``-o ''``, ``-o`` naming one of the inputs (it would be replaced by
+    the output), a negative ``-M`` (trec_eval 9.0.8 crashes), an unknown ``--convention``."""
+    inputs = [a.qrels, *a.runs]
+    if inputs.count("-") > 1:
+        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
+    if a.out is not None:
+        if not a.out.strip():
+            raise ValueError(f"-o {a.out!r}: an empty file name")
+        for path in inputs:
+            if path != "-" and _same_file(a.out, path):
+                raise ValueError(f"-o {a.out}: that is the input {path}; writing there would replace it")
+    if getattr(a, "N", 0) < 0:
+        raise ValueError(f"-N {a.N}: the number of documents in the collection must be 0 or more")
+    if a.M is not None and a.M < 0:
+        raise ValueError(f"-M {a.M}: must be 0 or more (0 keeps no document: num_ret 0, as trec_eval -M 0)")
+    from evalrank.metrics.conventions import CONVENTIONS
+
+    if a.convention not in CONVENTIONS:
+        raise ValueError(f"--convention {a.convention!r}: not a convention; one of {names_text()}")
+
+
+def _same_file(out: str, path: str) -> bool:
+    """Whether ``out`` and ``path`` are one file (a link, another spelling of the path)."""
+    try:
+        return os.path.samefile(out, path)
+    except OSError:   # either does not exist (yet)
+        return os.path.abspath(out) == os.path.abspath(path)
+
+
 def cmd_evaluate(a) -> None:
     if "numpy" not in sys.modules:   # a new process: evaluate calls no BLAS, so numpy's import need not
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # start OpenBLAS's threads (unless asked to)
@@ -79,6 +110,7 @@ def cmd_evaluate(a) -> None:
     from evalrank.evaluation.trec_text import format_trec
 
     _check_trec_flags(a)
+    _check_files(a)
     bar, tick = _progress(len(a.runs))
     try:
         if a.R == "qrels_jg":
@@ -142,9 +174,10 @@ def _compare_text(table, alpha: float) -> str:
     return text + "\n" + note
 
 
-def _common(s, default_measures: str) -> None:
-    s.add_argument("qrels", metavar="QRELS", help="TREC qrels file: qid iter docno rel")
-    s.add_argument("runs", metavar="RUN", nargs="+", help="TREC run file(s): qid Q0 docno rank score tag [...]")
+def _common(s, default_measures: str, stdin: bool = False) -> None:
+    dash = " ('-': standard input)" if stdin else ""
+    s.add_argument("qrels", metavar="QRELS", help=f"TREC qrels file: qid iter docno rel{dash}")
+    s.add_argument("runs", metavar="RUN", nargs="+", help=f"TREC run file(s): qid Q0 docno rank score tag [...]{dash}")
     s.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
                    help=f"{_MEASURE_HELP} (default: {default_measures})")
     s.add_argument("-c", action="store_true", help="average over every qrels topic: topics a run lacks count 0 "
@@ -158,7 +191,8 @@ def _common(s, default_measures: str) -> None:
     s.add_argument("--convention", default="trec",
                    help=f"the NDCG preset of evalrank's own measures (ndcg@k, dcg@k): {names_text()}")
     s.add_argument("-o", "--out", metavar="FILE",
-                   help="write to FILE (default: stdout): a regular file atomically, a symlink's target likewise, "
+                   help="write to FILE (default: stdout): a regular file atomically (a new file renamed over it: "
+                        "another hard link to the old file keeps the old content), a symlink's target likewise, "
                         "a device, FIFO or /dev/stdout written through")
 
 
@@ -173,7 +207,7 @@ def add_parsers(sub) -> None:
                     "examples:\n"
                     "  evalrank evaluate -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
                     "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 qrels.txt runs/*.txt")
-    _common(s, " ".join(DEFAULT_MEASURES))
+    _common(s, " ".join(DEFAULT_MEASURES), stdin=True)
     s.add_argument("-q", action="store_true", help="print each topic's values too, before 'all'")
     s.add_argument("-n", action="store_true", help="no summary: leave out the 'all' lines (trec_eval -n)")
     s.add_argument("-J", action="store_true",

@@ -154,7 +154,11 @@ def _rank_values(m: RankMeasure, ranked, convention: str, ids: np.ndarray) -> np
     labels = np.maximum(rels, 0)
     offsets = ranked.offsets
     if m.family == "err":
-        max_grade = int(opts.pop("max_grade", 4))
+        max_grade = opts.pop("max_grade", 4)
+        if isinstance(max_grade, float) and max_grade.is_integer():   # max_grade=3.0
+            max_grade = int(max_grade)
+        if isinstance(max_grade, bool) or not isinstance(max_grade, (int, np.integer)) or not 1 <= max_grade <= 1023:
+            raise ValueError(f"{m}: max_grade must be an integer from 1 to 1023, got {max_grade!r}")
         top = int(labels.max(initial=0))
         if top > max_grade:
             raise ValueError(f"{m}: relevance {top} is above max_grade {max_grade} (write err(max_grade={top})@k)")
@@ -273,11 +277,20 @@ def evaluate_trec(qrels, runs, measures, *, relevance_level: int = 1, max_docs: 
     measures = parse_measures(measures)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
         raise TypeError(f"relevance_level must be an integer, got {relevance_level!r}")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer))
-                                 or max_docs < 1):
-        raise ValueError(f"max_docs must be a positive integer or None, got {max_docs!r}")
+    if max_docs is not None:   # trec_eval's -M: atol's value; 0 keeps no document (num_ret 0), as trec_eval
+        if isinstance(max_docs, bool) or not isinstance(max_docs, (int, np.integer)):
+            raise TypeError(f"max_docs (trec_eval's -M) must be an integer or None, got {max_docs!r}")
+        if max_docs < 0:   # trec_eval 9.0.8 crashes or prints num_ret -9223372036854775808
+            raise ValueError(f"max_docs (trec_eval's -M) must be 0 or more, got {max_docs}")
+        max_docs = min(int(max_docs), int(np.iinfo(np.int64).max))   # atol saturates: no limit
+    from evalrank.metrics.conventions import resolve
+
+    resolve(convention)   # checked whether or not a measure of evalrank's own uses it
     if isinstance(num_docs, bool) or not isinstance(num_docs, (int, np.integer)):
         raise TypeError(f"num_docs must be an integer, got {num_docs!r}")
+    # -l and -N beyond a C long read as trec_eval's atol reads them: saturated
+    lo, hi = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+    relevance_level, num_docs = min(max(int(relevance_level), lo), hi), min(max(int(num_docs), lo), hi)
     ordered, cols = _measure_columns(measures)
     aggs, per_q, fmts, start = [], [], [], []
     # trec_eval's measures by the settings they run under: (-l, -J, cut); those named the

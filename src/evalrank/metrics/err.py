@@ -61,8 +61,9 @@ def err(scores, labels, offsets, k: int | None = None, *, max_grade: int = 4, ti
     """
     scores, labels, offsets = check_ranked_input(scores, labels, offsets)
     k = check_k(k)
-    if isinstance(max_grade, bool) or not isinstance(max_grade, (int, np.integer)) or max_grade < 1:
-        raise ValueError(f"max_grade must be a positive integer, got {max_grade!r}")
+    if isinstance(max_grade, bool) or not isinstance(max_grade, (int, np.integer)) or not 1 <= max_grade <= 1023:
+        raise ValueError(f"max_grade must be an integer from 1 to 1023 (2**max_grade a finite double), "
+                         f"got {max_grade!r}")
     if labels.size and labels.max() > max_grade:
         raise ValueError(f"labels must lie in 0..max_grade={max_grade}, found {labels.max()}")
     if ties == "average":

@@ -63,7 +63,7 @@ def _ir_value(node, name: str, key: str):
 
     try:
         return ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
+    except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):   # 5,000 signs: nested too deep
         what = "the cut-off after @" if key == "@" else f"{key}="
         raise ValueError(f"measure {name!r}: {what} takes a number, True/False or a quoted string") from None
 
@@ -77,7 +77,7 @@ def _ir_args(text: str, head: str) -> tuple:
 
     try:
         node = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):   # RecursionError: nested too deep for Python's parser
         raise ValueError(f"measure {text!r}: not ir_measures' syntax (Name, Name(key=value, ...), Name@k)") from None
     args, at = {}, None
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):

@@ -35,11 +35,13 @@ TIES = ("stable", "pessimistic", "optimistic", "docid", "average")
 def round_scores(scores: np.ndarray, precision: str | None) -> np.ndarray:
     """Scores as the tool sees them: ``None`` keeps float64, ``"float32"``
     rounds to single precision first (XGBoost stores margins as float32, so
-    scores closer than its resolution tie there)."""
+    scores closer than its resolution tie there; a score beyond float32's range, |x| > 3.4028235e38,
+    becomes +-inf, as a C float holds it, without NumPy's overflow warning)."""
     if precision is None or precision == "float64":
         return scores
     if precision == "float32":
-        return scores.astype(np.float32).astype(np.float64)
+        with np.errstate(over="ignore"):
+            return scores.astype(np.float32).astype(np.float64)
     raise ValueError(f"precision must be None, 'float64' or 'float32', got {precision!r}")
 
 

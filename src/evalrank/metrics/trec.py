@@ -416,7 +416,8 @@ def _set_measures(rels, offsets, levels, level, beta, coef, num_docs, out):
             P = a / n
             Rc = a / R
             out[q, 4] = (beta + 1.0) * P * Rc / (beta * P + Rc)
-        out[q, 5] = coef[0] * a + coef[1] * (n - a) + coef[2] * (R - a) + coef[3] * (num_docs + a - n - R)
+        # num_docs + (a - n - R): a <= n, so a -N up to a C long's largest stays one (an exact long, as in C)
+        out[q, 5] = coef[0] * a + coef[1] * (n - a) + coef[2] * (R - a) + coef[3] * (num_docs + (a - n - R))
 
 
 _SET = ("set_P", "set_relative_P", "set_recall", "set_map", "set_F", "utility")

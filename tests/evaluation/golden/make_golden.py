@@ -225,7 +225,9 @@ def cases() -> dict[str, list[str]]:
         # the ranked measures, num_rel and num_rel_ret count judgments >= 0 only (form_res_rels.c)
         for label, flags in (("c", ["-c"]), ("c-M5", ["-c", "-M", "5"]), ("l2", ["-l", "2"]), ("J", ["-J"]),
                              ("N1000", ["-N", "1000"]), ("n", ["-n"]), ("l-1", ["-l", "-1"]),
-                             ("l-2-J", ["-l", "-2", "-J"]), ("l0", ["-l", "0"])):
+                             ("l-2-J", ["-l", "-2", "-J"]), ("l0", ["-l", "0"]),
+                             # -M 0 keeps no document (num_ret 0); a -M beyond long: atol saturates, no limit
+                             ("M0", ["-M", "0"]), ("M-huge", ["-M", "99999999999999999999"])):
             c[f"{p}-all_trec-q-{label}"] = ["-m", "all_trec", "-q"] + flags + _pair(p)
     # the same flags on the measures evalrank has had from the start, named one by one
     known = [a for m in ("num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "recip_rank", "P", "recall",
