@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import sys
 from importlib import resources
 from pathlib import Path
@@ -40,7 +41,9 @@ class ConfigError(ValueError):
 
     def __init__(self, problems: list[tuple[str, str]]):
         self.keys = [k for k, _ in problems]
-        lines = [f"config key '{clip(k)}': {clip(msg, 3 * MAX_SHOWN)}" for k, msg in problems]
+        lines = [f"config key '{clip(k)}': {clip(msg, 3 * MAX_SHOWN)}" for k, msg in problems[:MAX_PROBLEMS]]
+        if len(problems) > MAX_PROBLEMS:
+            lines.append(f"... and more problems (the first {MAX_PROBLEMS} are shown)")
         if len(lines) == 1:
             super().__init__(f"invalid configuration: {lines[0]}")
         else:
@@ -81,6 +84,11 @@ def key_path(parts) -> str:
         out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out or "<root>"
 
+
+#: The most problems a configuration error lists (a list of a million bad values gives one line each
+#: otherwise); the schema check stops looking after MAX_SCHEMA_ERRORS.
+MAX_PROBLEMS = 20
+MAX_SCHEMA_ERRORS = 1000
 
 #: The longest key or message a configuration error shows (a value is cut, its length said): a
 #: 1 MB name or a YAML alias expanded into 10 MB must not become the message.
@@ -297,6 +305,16 @@ def _looks_numeric(value) -> bool:
 
 
 def _message(error) -> str:
+    """jsonschema's message for ``error`` in the schema's words, the value shown at most 80
+    characters long (a 1 MB value would bury the reason)."""
+    text = _message_of(error)
+    shown = repr(error.instance)
+    if len(shown) > 80 and shown in text:
+        text = text.replace(shown, f"{shown[:80]}... ({len(shown):,} characters in all)", 1)
+    return text
+
+
+def _message_of(error) -> str:
     inst, desc = error.instance, error.schema.get("description")
     if error.validator == "enum":
         return f"{inst!r} is not one of {error.validator_value}"
@@ -320,7 +338,8 @@ def _message(error) -> str:
 
 def _schema_problems(config: dict, root: Mapping) -> list[tuple[str, str]]:
     validator = _validator_class()(root)
-    errors = sorted(validator.iter_errors(config), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    errors = sorted(itertools.islice(validator.iter_errors(config), MAX_SCHEMA_ERRORS),
+                    key=lambda e: (list(map(str, e.absolute_path)), e.message))
     problems = []
     for e in errors:
         parts = list(e.absolute_path)
@@ -341,9 +360,10 @@ def _schema_problems(config: dict, root: Mapping) -> list[tuple[str, str]]:
             problems.append((key_path(parts + [missing]), "is required"))
             continue
         problems.append((key_path(parts), _message(e)))
-    keys = []
+    keys, seen = [], set()
     for key, msg in problems:  # one message per key (a bad name can break two rules)
-        if key not in [k for k, _ in keys]:
+        if key not in seen:
+            seen.add(key)
             keys.append((key, msg))
     return keys
 
@@ -489,7 +509,9 @@ def load_config(path: str | Path, overrides: Mapping | None = None) -> dict:
     if cfg is None:
         cfg = {}
     if not isinstance(cfg, dict):
-        raise ValueError(f"{path}: a config file holds a mapping of keys, got a {type(cfg).__name__}")
+        kind = {"list": "a list", "int": "a number", "float": "a number", "str": "a string", "bool": "true/false",
+                "bytes": "bytes"}.get(type(cfg).__name__, type(cfg).__name__)
+        raise ValueError(f"{path}: a config file holds a mapping of keys (key: value lines), got {kind}")
     if overrides:
         cfg = _merge(cfg, overrides)
     return validate_config(cfg)
