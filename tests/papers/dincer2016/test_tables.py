@@ -71,7 +71,7 @@ def test_trec_table6_checks_every_argument_before_reading(tmp_path):
         tables.trec_table6(tmp_path / "qrels", runs, **dict(kw, baseline="z"))
     with pytest.raises(ValueError, match="--top must be >= 1"):
         tables.trec_table6(tmp_path / "qrels", runs, **dict(kw, top=0))
-    with pytest.raises(ValueError, match="--alphas must be >= 0"):
+    with pytest.raises(ValueError, match="--alphas must be finite numbers >= 0"):
         tables.trec_table6(tmp_path / "qrels", runs, **dict(kw, alphas=[-1]))
     (tmp_path / "file").write_text("")
     with pytest.raises(NotADirectoryError, match="--out-dir"):
