@@ -25,9 +25,10 @@ Per campaign (seed ``s``): the plan's draws from ``q`` (the tool's defaults: q* 
 
 - ``new``: :func:`evalrank.active.finite.finite_estimate` (Des Raj terms with a recalibrated
   control variate, betting + asymptotic confidence sequence) after every new label;
-- ``old``: the tool's previous default (Hajek-normalized AIPW for one ranker, AIPW for a
-  difference, the asymptotic sequence with the model's variance floor) after every draw that
-  brought a new label (:func:`evalrank.active.campaign_estimate.estimate_from_draws`).
+- ``old``: the tool's previous default (q* of eq. 11 / 12 with the floor; Hajek-normalized AIPW
+  for one ranker, AIPW for a difference; the asymptotic sequence with the model's variance floor)
+  after every draw that brought a new label
+  (:func:`evalrank.active.campaign_estimate.estimate_from_draws`), on its own draws.
 
 Coverage at a look: the pool's value within the interval; simultaneous: at every look from the
 10th label on. RMSE against ``sqrt((1 - n/N) S^2 / n)`` (a simple random sample of ``n`` of the
@@ -145,14 +146,19 @@ def world_arrays(pool, grades, measure: str, epsilon: float = 0.05) -> dict:
     from evalrank.active.campaign_plan import sampling_distribution
     from evalrank.active.sampling import defensive
 
+    from evalrank.active.sampling import _variants
+
     keep: dict = {}
     q = defensive(sampling_distribution(pool, measure, "active", keep=keep), epsilon)
+    # the tool's q* before (eq. 11 for one ranker as well): what the old default sampled from
+    q_old = defensive(_variants(pool.probs, pool.n_queries, pool.costs, ("active",),
+                                lambda p: (keep["mean"], keep["var"]))["active"], epsilon)
     L = query_losses(grades, pool.offsets_a, pool.order_a, measure, 5, pool.offsets)
     if pool.difference:
         L = L - query_losses(grades, pool.offsets_b, pool.order_b, measure, 5, pool.offsets)
     lo, hi = measure_range(pool.rankings, measure, 5)
     f, var = np.asarray(keep["mean"]), np.asarray(keep["var"])
-    return {"q": q, "f": f, "var": var, "L": L, "lo": lo, "hi": hi, "difference": pool.difference}
+    return {"q": q, "q_old": q_old, "f": f, "var": var, "L": L, "lo": lo, "hi": hi, "difference": pool.difference}
 
 
 def draws_until(q, n_labels: int, rng) -> np.ndarray:
@@ -180,8 +186,10 @@ def campaign(w: dict, n_labels: int, seed: int) -> dict:
     draws = draws_until(w["q"], n_labels, rng)
     seq, at = distinct_order(draws)
     res = finite_estimate(w["q"], draws, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=10)
-    # the old default at the draw of each new label
-    q = w["q"]
+    # the old default (its q*, its draws from the same seed) at the draw of each new label
+    q = w["q_old"]
+    draws = draws_until(q, n_labels, np.random.default_rng(np.random.SeedSequence([seed, 48])))
+    seq, at = distinct_order(draws)
     wt = 1.0 / (N * q[draws])
     est = "aipw" if w["difference"] else "hajek"
     t_star = int(at[min(9, at.size - 1)])

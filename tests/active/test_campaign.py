@@ -160,7 +160,7 @@ def test_cli_campaign_plan_label_estimate_continue(campaign_files):
     est = json.loads(out.stdout)
     assert est["ci_low"] <= est["estimate"] <= est["ci_high"] and est["cost_spent"] <= 8
     assert est["labelled_queries"] == len({r[1] for r in rows}) == sum(r[4] == "1" for r in rows)
-    assert (est["estimator"], est["interval"], est["warning"]) == ("hajek", "cs", None) and "every look" in est["note"]
+    assert (est["estimator"], est["interval"], est["warning"]) == ("finite", "cs", None) and "every look" in est["note"]
     assert [r["draws"] for r in est["rounds"]] == [len(rows)]
     out = evalrank("active", "plan", "--continue", d / "plan.tsv", "--budget", "8", "--out", d / "plan2.tsv")
     assert out.returncode == 0, out.stderr

@@ -236,3 +236,40 @@ def test_the_readme_walkthrough_runs_as_printed(tmp_path):
     assert new1 and new2 and not set(new1) & set(new2)
     estimates = [json.loads(chunk) for chunk in done.stdout.replace("}\n{", "}\n\x00{").split("\x00")]
     assert len(estimates) == 2 and estimates[1]["labelled_queries"] == len(new1) + len(new2)
+
+
+def test_a_useless_label_model_is_said_once_with_its_correlation(files):
+    """Probabilities that carry nothing (every document the same) -> the finite estimate's label
+    check gives the correlation and one warning; the calibrated toy model gets none."""
+    d = files
+    lines = (d / "probs").read_text().splitlines()
+    (d / "flat").write_text("".join(" ".join(line.split()[:2] + ["0.4", "0.3", "0.3"]) + "\n" for line in lines))
+    for probs, useless in (("probs", False), ("flat", True)):
+        res = evalrank("active", "plan", "--run", d / "run", "--probs", d / probs, "--budget", "30", "--out",
+                       d / f"{probs}.tsv")
+        assert res.returncode == 0, res.stderr
+        out = evalrank("active", "estimate", "--plan", d / f"{probs}.tsv", "--qrels", d / "qrels", "--run", d / "run")
+        check = json.loads(out.stdout)["label_model"]
+        assert (check["warning"] is not None) == useless, check
+        assert out.stderr.count("predicts the labelled queries' values poorly") == int(useless)
+
+
+@pytest.mark.parametrize("measure", ["dcg", "dcg@2"])
+def test_a_dcg_differences_range_is_exact_brute_force(measure):
+    """Every labelling of two small queries (3 grades): the smallest and largest DCG difference
+    are the range measure_range gives; rankings that agree have the range 0."""
+    from evalrank.active.campaign import Rankings, measure_range, query_losses
+
+    offsets = np.array([0, 4, 7])
+    order_a = np.array([0, 1, 2, 3, 4, 5, 6])
+    order_b = np.array([1, 0, 3, 2, 4, 5, 6])      # query 2: the same order
+    r = Rankings(["x", "y"], offsets, order_a, order_b)
+    lo, hi = measure_range(r, measure, 3)
+    seen = np.full((2, 2), np.nan)
+    for labels in itertools.product(range(3), repeat=7):
+        lab = np.array(labels)
+        d = query_losses(lab, offsets, order_a, measure, 3) - query_losses(lab, offsets, order_b, measure, 3)
+        seen[:, 0] = np.fmin(seen[:, 0], d)
+        seen[:, 1] = np.fmax(seen[:, 1], d)
+    np.testing.assert_allclose(np.c_[lo, hi], seen, atol=1e-12)
+    assert lo[1] == hi[1] == 0.0 and lo[0] < 0 < hi[0]

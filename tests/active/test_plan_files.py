@@ -293,7 +293,8 @@ def test_eq6_with_the_t_interval_is_the_papers_estimate(files):
 
 
 def test_default_estimator_by_quantity_and_hajek_is_eq6_on_the_residuals(files):
-    """auto: hajek for one ranker, aipw for a difference (aipw with betting); hajek's estimate and
+    """auto: finite with the confidence sequence; with t hajek for one ranker, aipw for a difference
+    (aipw with betting); hajek's estimate and
     intervals (t and confidence sequence) are eq. 6's on the values L - f + f_pool, computed here
     by weighted_interval and asymptotic_cs from the plan's draws."""
     from evalrank.active.campaign_estimate import predicted_term_variance
@@ -305,8 +306,9 @@ def test_default_estimator_by_quantity_and_hajek_is_eq6_on_the_residuals(files):
     labels = np.random.default_rng(3).integers(0, 3, one.probs.shape[0])
     v = query_losses(labels, one.offsets, one.order_a, "err", 3)
     h = v[p.draws] - p.f[p.draws] + p.settings["f_pool"]
-    auto = estimate(p, one, labels)
-    assert auto["estimator"] == "hajek" and auto == estimate(p, one, labels, estimator="hajek")
+    assert estimate(p, one, labels)["estimator"] == "finite"
+    assert estimate(p, one, labels, interval="t") == estimate(p, one, labels, estimator="hajek", interval="t")
+    auto = estimate(p, one, labels, estimator="hajek")
     ref = weighted_interval(p.weights, h)
     res = estimate(p, one, labels, estimator="hajek", interval="t")
     assert (res["estimate"], res["ci_low"], res["ci_high"]) == pytest.approx((ref["estimate"], ref["ci_low"],
@@ -323,7 +325,8 @@ def test_default_estimator_by_quantity_and_hajek_is_eq6_on_the_residuals(files):
         estimate(p, one, labels, estimator="mean")
     two, _ = pool_from_trec(files / "run", files / "probs", run_b=files / "runb")
     p2 = plan(two, budget=10, measure="err")
-    assert estimate(p2, two, labels[:two.probs.shape[0]])["estimator"] == "aipw"
+    assert estimate(p2, two, labels[:two.probs.shape[0]])["estimator"] == "finite"
+    assert estimate(p2, two, labels[:two.probs.shape[0]], interval="t")["estimator"] == "aipw"
 
 
 def test_a_campaign_continued_to_the_whole_pool_reports_its_earlier_rounds(files):

@@ -45,7 +45,8 @@ def query_losses(labels, offsets, order, measure: str, n_grades: int, ideal_offs
 def measure_range(rankings, measure: str, n_grades: int) -> tuple[np.ndarray, np.ndarray]:
     """Per query the range ``(lo, hi)`` the measure can take on its list(s): ERR and NDCG in
     [0, 1]; DCG in [0, the DCG of the list with every document at the top grade] (cut at k);
-    for a difference ``[lo_a - hi_b, hi_a - lo_b]``."""
+    for a difference of DCGs its exact range (:func:`_dcg_difference_range`: 0 where the rankings
+    agree), of ERRs or NDCGs ``[lo_a - hi_b, hi_a - lo_b]``."""
     family, k = parse_campaign_measure(measure)
 
     def one(offs):
@@ -61,8 +62,35 @@ def measure_range(rankings, measure: str, n_grades: int) -> tuple[np.ndarray, np
     lo_a, hi_a = one(rankings.offsets_a)
     if rankings.order_b is None:
         return lo_a, hi_a
+    if family == "dcg":
+        return _dcg_difference_range(rankings, k, n_grades)
     lo_b, hi_b = one(rankings.offsets_b)
     return lo_a - hi_b, hi_a - lo_b
+
+
+def _dcg_difference_range(rankings, k, n_grades: int) -> tuple[np.ndarray, np.ndarray]:
+    """The exact range of ``DCG_a - DCG_b`` of each query over every labelling: the difference is
+    ``sum_d gain(y_d) (disc_a(d) - disc_b(d))`` with each gain in ``[0, 2^(G-1) - 1]`` on its own,
+    so its largest value puts the top grade on the documents ranker a discounts less and 0 on the
+    others (and the reverse for the smallest): where the rankings agree the range is 0."""
+    n_docs = int(rankings.offsets[-1])
+
+    def discounts(order, offs):
+        offs = np.asarray(offs, dtype=np.int64)
+        rank = np.arange(order.size) - np.repeat(offs[:-1], np.diff(offs))
+        d = 1.0 / np.log2(rank + 2.0)
+        if k is not None:
+            d = np.where(rank < k, d, 0.0)
+        out = np.zeros(n_docs)
+        out[np.asarray(order, dtype=np.int64)] = d
+        return out
+
+    diff = discounts(rankings.order_a, rankings.offsets_a) - discounts(rankings.order_b, rankings.offsets_b)
+    seg = np.repeat(np.arange(rankings.n_queries), np.diff(np.asarray(rankings.offsets, dtype=np.int64)))
+    top = 2.0 ** (int(n_grades) - 1) - 1.0
+    hi = top * np.bincount(seg, weights=np.maximum(diff, 0.0), minlength=rankings.n_queries)
+    lo = -top * np.bincount(seg, weights=np.maximum(-diff, 0.0), minlength=rankings.n_queries)
+    return lo, hi
 
 
 def term_bounds(p: Plan, lo, hi) -> tuple[float, float]:
@@ -185,9 +213,12 @@ def _per_round(p: Plan, rows) -> list[dict]:
 def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: str = "cs",
              level: float = 0.95) -> dict:
     """The estimate and its interval from the labels of the planned queries
-    (:func:`estimate_from_draws`; ``estimator`` auto, aipw, hajek or eq6, ``interval`` cs, t or
-    betting). ``auto``: :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker,
-    aipw for a difference), aipw with the betting interval (it needs i.i.d. terms).
+    (:func:`estimate_from_draws`; ``estimator`` auto, aipw, hajek, eq6 or finite, ``interval`` cs,
+    t or betting). ``auto``: with the confidence sequence (the default) ``finite``
+    (:mod:`evalrank.active.finite`: the pool as a finite population, a sequence that does not rest
+    on the label model's variances); with ``t``
+    :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker, aipw for a
+    difference); with ``betting`` aipw (it needs i.i.d. terms).
 
     ``rankings``: the rankers' orders of the pool's documents (:class:`Rankings`, or the
     :class:`Pool` the plan was made from); ``labels``: int grade per pool document, ``-1`` where
@@ -216,6 +247,8 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: st
     if isinstance(rankings, Pool):
         rankings = rankings.rankings
     _check_rankings(p, rankings)
+    if estimator == "auto" and interval == "cs":
+        estimator = "finite"
     if estimator == "finite":
         return _finite(p, rankings, labels, level)
     if estimator == "auto":
@@ -261,28 +294,62 @@ def _finite(p: Plan, rankings, labels, level: float) -> dict:
     s = p.settings
     need = p.labelled
     lo, hi = measure_range(rankings, s["measure"], int(s["n_grades"]))
-    draws = need if p.whole_pool else p.draws
+    m = len(p.qids)
+    first = len(s["round_draws"])
+    if p.whole_pool:
+        # the rounds before the budget covered the pool on their own draws, then every other query
+        first = next(k for k, b in enumerate(_cumulative(s["round_budgets"])) if b >= s["pool_cost"])
+        prior = (planned_draws(p.q, p.costs, _cumulative(s["round_budgets"])[first - 1], s["seed"],
+                               s["max_draws"])["queries"] if first > 0 else np.zeros(0, dtype=np.int64))
+        rest = np.setdiff1d(np.arange(m), prior)
+        draws = np.concatenate([prior, rest]).astype(np.int64)
+    else:
+        draws = p.draws
     q = p.q if (p.q > 0).all() else np.where(p.q > 0, p.q, 1e-300)
     res = finite_estimate(q, draws, values, p.f, lo, hi, level=level, t_star=int(s["t_star"]))
-    at = np.arange(1, need.size + 1) if p.whole_pool else res["draws_at"]
+    at = res["draws_at"]
     rows = []
-    for n in s["round_draws"]:
-        k = int(np.searchsorted(at, n, side="right")) - 1 if not p.whole_pool else need.size - 1
+    for r, n in enumerate(s["round_draws"]):
+        k = int(np.searchsorted(at, n, side="right")) - 1 if r < first else m - 1
         rows.append({"draws": int(n), "estimate": float(res["estimate"][k]), "ci_low": float(res["ci_low"][k]),
                      "ci_high": float(res["ci_high"][k]), "labelled": k + 1})
     last = rows[-1]
     exact = bool(last["ci_low"] == last["ci_high"] == last["estimate"] and need.size == len(p.qids))
     out = {"measure": s["measure"], "method": s["method"], "estimator": "finite", "interval": "cs",
-           "estimate": last["estimate"], "stderr": None, "ci_low": last["ci_low"], "ci_high": last["ci_high"],
+           "estimate": last["estimate"], "stderr": 0.0 if exact else None, "ci_low": last["ci_low"],
+           "ci_high": last["ci_high"],
            "level": level, "labelled_queries": int(need.size), "draws": int(p.draws.size),
            "cost_spent": float(p.spent), "budget": float(s["budget"]), "pool_queries": len(p.qids),
            "effective_sample_size": None, "exact": exact, "epsilon": s["epsilon"], "max_weight": s["max_weight"],
            "rounds": _per_round(p, rows), "slope": float(res["terms"]["slope"][-1]),
-           "label_model": label_model_check(p.f[need], p.var[need], values[need]), "warning": None,
+           "label_model": _model_use(label_model_check(p.f[need], p.var[need], values[need]), p.f[need],
+                                     values[need], float(res["terms"]["slope"][-1])), "warning": None,
            "note": None if exact else NOTES["finite"]}
     if rankings.difference:
         out["difference"] = "a - b"
         out["better"] = "a" if out["ci_low"] > 0 else ("b" if out["ci_high"] < 0 else "undecided")
+    return out
+
+
+#: below this correlation of the label model's predicted measure with the labelled queries' values
+#: (from :data:`USELESS_FROM` labels on), the finite estimator says the model is of little use
+USELESS_CORRELATION = 0.3
+USELESS_FROM = 10
+
+
+def _model_use(check: dict, f, values, slope: float) -> dict:
+    """The label-model check of the finite estimator: the correlation of the model's predicted
+    measure with the labelled values and the control variate's slope, and one line where the model
+    predicts the labelled values poorly (the estimate then leans on the labels alone, as random
+    sampling would, and the interval does not depend on the model) -- in place of the
+    overconfidence warning, which an overconfident but useful model also gets."""
+    f, values = np.asarray(f, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    corr = float(np.corrcoef(f, values)[0, 1]) if f.size > 2 and f.std() > 0 and values.std() > 0 else float("nan")
+    out = {**check, "correlation": corr, "slope": slope}
+    if f.size >= USELESS_FROM and not corr >= USELESS_CORRELATION:
+        out["warning"] = (f"the label model predicts the labelled queries' values poorly (correlation {corr:.2f} over "
+                          f"{f.size} queries; its recalibrated weight {slope:.2f}): the estimate leans on the labels "
+                          "alone, about as random sampling would, and its interval does not depend on the model")
     return out
 
 

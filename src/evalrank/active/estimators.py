@@ -30,8 +30,11 @@ mean over the pool.
     eq. 6; its interval is eq. 6's (the delta method, :mod:`evalrank.active.interval`, and its
     linearized terms for the confidence sequence). The default for **one ranker**.
 
-The default (:func:`default_estimator`) is ``hajek`` for one ranker and ``aipw`` for a
-difference of two rankers. In the campaign study on the default data (issue 27,
+With the t interval, the default (:func:`default_estimator`) is ``hajek`` for one ranker and
+``aipw`` for a difference of two rankers; with the confidence sequence the tool's default is the
+finite-population estimator of :mod:`evalrank.active.finite`, whose sequence does not rest on the
+label model's variances (the asymptotic sequence below used them as its few-draws floor: 55-73 %
+simultaneous coverage with an uninformative model, ``benchmarks/RESULTS.md``). In the campaign study on the default data (issue 27,
 ``results/<name>/active/campaign_coverage.csv``, floor 0.05, Lambda = 10-500), RMSE against
 eq. 6's on the same draws:
 
@@ -78,8 +81,8 @@ ESTIMATORS = ("aipw", "hajek", "eq6")
 
 
 def default_estimator(difference: bool) -> str:
-    """The tool's default estimator (module docstring): ``aipw`` for a difference of two rankers,
-    ``hajek`` for one ranker."""
+    """The tool's estimator of these three (module docstring; ``estimate --interval t``'s
+    default): ``aipw`` for a difference of two rankers, ``hajek`` for one ranker."""
     if not isinstance(difference, (bool, np.bool_)):
         raise TypeError(f"difference must be a bool, got {type(difference).__name__}")
     return "aipw" if difference else "hajek"

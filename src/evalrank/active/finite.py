@@ -77,7 +77,9 @@ INTERCEPT_PRIOR = 1.0
 ASYMPTOTIC_FROM = 60
 #: the bets' cap: a factor of the largest bet that keeps every wealth factor >= 0 (Waudby-Smith &
 #: Ramdas 2024's ``c``)
-BET_CAP = 0.5
+BET_CAP = 0.75
+#: the bets' prior: the variance of a quarter of the first term's range, weighted as this many terms
+PRIOR_TERMS = 0.05
 #: candidate means per sequence (a coarse grid over the pool's range and a fine one around the
 #: estimate; the reported ends are the nearest rejected candidates: conservative by one step)
 GRID = 1500
@@ -117,11 +119,13 @@ def _control(f_lab, L_lab, f, var_f) -> float:
     return float(((f_lab * L_lab).sum() + prior) / den) if den > 0 else 0.0
 
 
-def desraj_terms(q, seq, values, f, lo, hi) -> dict:
+def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
     """The terms of the finite-population estimator (module docstring) for the distinct labelled
     queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
     sampling distribution over the pool, ``f`` the label model's expected measure per pool query,
-    ``lo`` / ``hi`` each pool query's measure range.
+    ``lo`` / ``hi`` each pool query's measure range. ``rounds``: with a ``q`` of one row per round
+    (a distribution chosen before the round from the labels of the rounds before it), the round of
+    each labelled query.
 
     Returns arrays of ``len(seq)``: ``phi`` (the terms), ``low`` / ``high`` (each term's range,
     known before its draw), ``weight`` (:func:`desraj_weights`), ``left`` (``|U_t|``), ``r_low`` /
@@ -133,6 +137,13 @@ def desraj_terms(q, seq, values, f, lo, hi) -> dict:
     hi = np.asarray(hi, dtype=np.float64)
     seq = np.asarray(seq, dtype=np.int64)
     L = np.asarray(values, dtype=np.float64)
+    qs = q[None, :] if q.ndim == 1 else q
+    if qs.ndim != 2:
+        raise ValueError(f"q must be 1-d, or 2-d with one row per round, got shape {q.shape}")
+    rnd = np.zeros(seq.size, dtype=np.int64) if rounds is None else np.asarray(rounds, dtype=np.int64)
+    if rnd.shape != seq.shape or (rnd.size and (rnd.min() < 0 or rnd.max() >= qs.shape[0] or (np.diff(rnd) < 0).any())):
+        raise ValueError("rounds must give each labelled query a round of q, in order")
+    q = qs[0]
     N = q.size
     if not (f.shape == lo.shape == hi.shape == (N,)):
         raise ValueError(f"q, f, lo and hi must have one value per pool query ({N})")
@@ -140,7 +151,7 @@ def desraj_terms(q, seq, values, f, lo, hi) -> dict:
         raise ValueError("seq and values must be 1-d of the same length")
     if seq.size and (seq.min() < 0 or seq.max() >= N or np.unique(seq).size != seq.size):
         raise ValueError("seq must hold distinct pool indices")
-    if not (np.isfinite(q).all() and (q > 0).all()):
+    if not (np.isfinite(qs).all() and (qs > 0).all()):
         raise ValueError("q must be > 0 on every pool query (the defensive floor)")
     if not (np.isfinite(L).all() and np.isfinite(f).all()):
         raise ValueError("values and f must be finite")
@@ -160,7 +171,8 @@ def desraj_terms(q, seq, values, f, lo, hi) -> dict:
         lab = seq[:t]
         b = _control(f[lab], L[:t], f, var_f)
         u = np.flatnonzero(unl)
-        qt = q[u] / q[u].sum()
+        qr = qs[rnd[t]]
+        qt = qr[u] / qr[u].sum()
         g = b * f[u]
         base = S + g.sum()
         k = int(np.searchsorted(u, x))
@@ -216,10 +228,10 @@ def _betting(terms, alpha: float, grid: np.ndarray) -> np.ndarray:
     # the predictable variance: squared scaled deviations of earlier terms (scaled by N / |U|), with
     # one pseudo-term of a quarter of the first term's range
     scale0 = (high[0] - low[0]) / 4.0 if n else 1.0
-    ss, cnt = scale0 * scale0, 1.0
+    ss, cnt = PRIOR_TERMS * scale0 * scale0, PRIOR_TERMS
     for t in range(n):
         r = left[t] / N
-        var = r * r * ss / cnt
+        var = r * r * ss / cnt if cnt > 0 else r * r * scale0 * scale0
         d = center[t] - grid
         lam = d / (var + d * d)
         up = np.where(grid > low[t], BET_CAP / np.maximum(grid - low[t], 1e-300), np.inf)
@@ -305,14 +317,17 @@ def confidence_sequence(terms, *, level: float = 0.95, t_star=None) -> dict:
     return {"estimate": est, "ci_low": low, "ci_high": high}
 
 
-def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95, t_star=None) -> dict:
+def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95, t_star=None,
+                    draw_rounds=None) -> dict:
     """The finite-population estimate and confidence sequence of a plan's ``draws`` (with
     repeats, as drawn): :func:`distinct_order`, :func:`desraj_terms`, :func:`confidence_sequence`.
     ``values_by_query``: ``L`` per pool query (only the drawn ones are read). Returns the
     sequence's arrays per distinct label plus ``draws_at`` (the draw count at which each query was
-    first drawn) and ``queries`` (the distinct queries in order)."""
+    first drawn) and ``queries`` (the distinct queries in order). ``draw_rounds``: with ``q`` of
+    one row per round, the round of each draw."""
     seq, at = distinct_order(draws)
     vals = np.asarray(values_by_query, dtype=np.float64)[seq]
-    terms = desraj_terms(q, seq, vals, f, lo, hi)
+    rounds = None if draw_rounds is None else np.asarray(draw_rounds, dtype=np.int64)[at - 1]
+    terms = desraj_terms(q, seq, vals, f, lo, hi, rounds)
     cs = confidence_sequence(terms, level=level, t_star=t_star)
     return {**cs, "draws_at": at, "queries": seq, "terms": terms}

@@ -220,10 +220,12 @@ def add_parsers(sub) -> None:
                    help="write the queries new in this round, one qid a line: the ones to send to the annotators "
                         "(default: stderr lists them)")
     e = add_command(act, "estimate", cmd_active_estimate, "estimate the measure (or a difference) with an interval",
-                    description="Estimate from the labels of a plan's queries: the label model's prediction plus\n"
-                                "importance-weighted residuals (AIPW; Hajek-normalized for one ranker) or eq. 6 of\n"
-                                "Sawade et al. 2012, with a confidence sequence -- valid at every look, so you may\n"
-                                "estimate after each round and stop when it is narrow enough -- the interval after\n"
+                    description="Estimate from the labels of a plan's queries: by default the pool as a finite\n"
+                                "population -- each labelled query known exactly, the label model recalibrated on\n"
+                                "the labels as a control variate -- with a confidence sequence valid at every look\n"
+                                "that does not rest on the model's variances, so you may estimate after each round\n"
+                                "and stop when it is narrow enough (or AIPW / Hajek / eq. 6 of Sawade et al. 2012,\n"
+                                "--estimator); the interval after\n"
                                 "every round, and a check of the label model (the variance it predicted vs the\n"
                                 "squared errors labelling revealed). Needs only the plan, the qrels and the run(s).\n"
                                 "JSON on stdout or --out.\n\n"
@@ -233,8 +235,8 @@ def add_parsers(sub) -> None:
     e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
     _run_inputs(e, plan=False)
     e.add_argument("--estimator", choices=["auto", "aipw", "hajek", "eq6", "finite"], default="auto",
-                   help="auto: hajek for one ranker, aipw for a difference of two (what the coverage study measured "
-                        "most precise); aipw: the label model's prediction plus importance-weighted residuals "
+                   help="auto: finite with the confidence sequence (the default), with --interval t hajek for one "
+                        "ranker and aipw for a difference of two; aipw: the label model's prediction plus importance-weighted residuals "
                         "(unbiased); hajek: the same with the weights normalized to sum to 1; eq6: Sawade et al.'s "
                         "self-normalized mean (the paper's); finite: the pool as a finite population -- each "
                         "labelled query known exactly, the label model recalibrated on the labels, a confidence "

@@ -1,6 +1,7 @@
-"""Ours (issue 27), not the paper's: the claims on the labelling tool's defaults
-(``evalrank active estimate``: AIPW -- Hajek-normalized for one ranker -- + confidence sequence
-+ a floor under q*), judged on the
+"""Ours (issue 27), not the paper's: the claims on the labelling tool's asymptotic confidence
+sequence (``evalrank active estimate --estimator hajek|aipw``: AIPW -- Hajek-normalized for one
+ranker -- + confidence sequence + a floor under q*; the tool's default until ``--estimator
+finite``, :mod:`evalrank.active.finite`, whose study is ``benchmarks/campaign_worlds.py``), judged on the
 campaign study's ``active/campaign_coverage.csv``
 (:mod:`evalrank.papers.sawade2012.campaignstudy`), for :mod:`evalrank.papers.sawade2012.findings`
 to list after the paper's claims (:func:`campaign_findings`). Each claim's rule is its function's
@@ -60,8 +61,8 @@ def _cell_name(r) -> str:
 #: Issue 27's claims on the labelling tool's defaults (``campaign_coverage.csv``), ours, not the paper's
 _OURS = "Ours (issue 27), not the paper's: "
 CAMPAIGN_CLAIMS = (
-    _OURS + f"the default interval of `evalrank active estimate` (AIPW, Hájek-normalized for one ranker; "
-            "confidence sequence; floor under q*) "
+    _OURS + f"the asymptotic confidence sequence of `evalrank active estimate --estimator hajek` / `aipw` "
+            "(AIPW, Hájek-normalized for one ranker; floor under q*; the default before `--estimator finite`) "
             f"holds the truth **≥ {pct(CAMPAIGN_COVER, 0)}** of the time at each budget, in all cells",
     _OURS + f"looked at after each draw, it holds the truth at **all** looks from the smallest budget "
             f"(**≥ {pct(SIM_SMALL, 0)}**) and from Λ = {SIM_FROM} (**≥ {pct(SIM_LARGE, 0)}**) to the largest",
