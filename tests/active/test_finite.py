@@ -273,3 +273,49 @@ def test_a_dcg_differences_range_is_exact_brute_force(measure):
         seen[:, 1] = np.fmax(seen[:, 1], d)
     np.testing.assert_allclose(np.c_[lo, hi], seen, atol=1e-12)
     assert lo[1] == hi[1] == 0.0 and lo[0] < 0 < hi[0]
+
+
+def test_a_cheap_judges_grades_plan_a_campaign(files):
+    """--judge: one grade per run document; without a reference its probabilities are 0.6 on its
+    grade, with --calibrate-from the confusion matrix of the documents both judge (checked by
+    hand); a document the judge left out is refused with the run's line."""
+    from evalrank.active.files import JUDGE_NOISE, judge_probs
+
+    d = files
+    qrels = (d / "qrels").read_text().splitlines()
+    rng = np.random.default_rng(5)
+    judge = []
+    for line in qrels:             # a judge right 70 % of the time
+        q, _, doc, y = line.split()
+        judge.append(f"{q} 0 {doc} {int(y) if rng.random() < 0.7 else int(rng.integers(0, 3))}")
+    (d / "judge").write_text("\n".join(judge) + "\n")
+    (d / "ref").write_text("\n".join(qrels[:60]) + "\n")
+    plain = judge_probs(d / "run", d / "judge")
+    row, _ = plain[("t0", "D0-0")]
+    g = int(judge[0].split()[3])
+    assert row[g] == pytest.approx(1 - JUDGE_NOISE) and row.sum() == pytest.approx(1.0)
+    cal = judge_probs(d / "run", d / "judge", reference=d / "ref")
+    counts = np.ones((3, 3))
+    for a, b in zip(judge[:60], qrels[:60]):
+        counts[int(a.split()[3]), int(b.split()[3])] += 1
+    np.testing.assert_allclose(cal[("t0", "D0-0")][0], counts[g] / counts[g].sum(), rtol=1e-12)
+    for extra in ([], ["--calibrate-from", d / "ref"]):
+        res = evalrank("active", "plan", "--run", d / "run", "--judge", d / "judge", *extra, "--budget", "10",
+                       "--out", d / "jp.tsv")
+        assert res.returncode == 0, res.stderr
+        out = evalrank("active", "estimate", "--plan", d / "jp.tsv", "--qrels", d / "qrels", "--run", d / "run")
+        assert out.returncode == 0, out.stderr
+    (d / "judge").write_text("\n".join(judge[1:]) + "\n")
+    res = evalrank("active", "plan", "--run", d / "run", "--judge", d / "judge", "--budget", "10", "--out",
+                   d / "jp.tsv")
+    assert res.returncode == 1 and "has no grade in --judge" in res.stderr and f"{d / 'run'}:" in res.stderr
+
+
+def test_grades_is_checked_against_the_judgments(files):
+    d = files
+    common = ["active", "plan", "--run", d / "run", "--budget", "10", "--out", d / "g.tsv"]
+    res = evalrank(*common, "--calibrate-from", d / "qrels", "--grades", "1")
+    assert res.returncode == 1 and "--grades must be an integer >= 2" in res.stderr, res.stderr
+    res = evalrank(*common, "--calibrate-from", d / "qrels", "--grades", "2")
+    assert res.returncode == 1 and "is above --grades 2 (grades 0..1)" in res.stderr, res.stderr
+    assert not (d / "g.tsv").exists()

@@ -169,10 +169,10 @@ def calibrated_probs(run, qrels, *, run_b=None, n_grades: int | None = None) -> 
     from evalrank.models.calibrate import GradeCalibrator
 
     judged: dict = {}
-    for (q, d), (g, _) in _qrels_grades(qrels).items():
+    grades_lines = _qrels_grades(qrels)
+    for (q, d), (g, _) in grades_lines.items():
         judged[(q, d)] = g
-    top = max(judged.values(), default=0)
-    n_grades = int(n_grades) if n_grades is not None else top + 1
+    n_grades = _n_grades(n_grades, grades_lines, qrels)
     if n_grades < 2:
         raise ValueError(f"{qrels}: every judgment is grade 0; a label model needs at least two grades")
     tables = []
@@ -184,13 +184,71 @@ def calibrated_probs(run, qrels, *, run_b=None, n_grades: int | None = None) -> 
         if known.sum() < MIN_CALIBRATION_DOCS:
             raise ValueError(f"--calibrate-from {qrels}: only {int(known.sum())} documents of {path} are judged; "
                              f"a calibrator needs at least {MIN_CALIBRATION_DOCS}")
-        grades = np.array([min(judged[k], n_grades - 1) for k, ok in zip(keys, known) if ok])
+        grades = np.array([judged[k] for k, ok in zip(keys, known) if ok])
         cal = GradeCalibrator(n_grades=n_grades).fit(scores[known], grades)
         tables.append(dict(zip(keys, cal.predict_proba(scores))))
     out = {}
     for key in set().union(*tables):
         rows = [t[key] for t in tables if key in t]
         out[key] = (np.mean(rows, axis=0), 0)
+    return out
+
+
+def _n_grades(n_grades, grades_lines: dict, path) -> int:
+    """``--grades`` checked against the judgments it must cover (default: their top grade + 1)."""
+    top = max((g for g, _ in grades_lines.values()), default=0)
+    if n_grades is None:
+        return top + 1
+    if isinstance(n_grades, bool) or not isinstance(n_grades, (int, np.integer)) or n_grades < 2:
+        raise ValueError(f"--grades must be an integer >= 2 (grades 0..G-1), got {n_grades!r}")
+    bad = sorted((line, g) for g, line in grades_lines.values() if g >= n_grades)
+    if bad:
+        line, g = bad[0]
+        raise TrecFormatError(f"{path}:{line}: grade {g} is above --grades {n_grades} (grades 0..{n_grades - 1}); "
+                              "raise --grades or leave it out")
+    return int(n_grades)
+
+
+#: with ``--judge`` and no reference judgments, the probability that a true grade differs from the
+#: judge's, spread evenly over the other grades (the estimate recalibrates the model on the labels;
+#: its interval does not depend on it)
+JUDGE_NOISE = 0.4
+
+
+def judge_probs(run, judge, *, run_b=None, n_grades: int | None = None, reference=None) -> dict:
+    """A label model from a cheap judge: one grade per run document (``judge``, TREC qrels: an
+    LLM's, a crowd worker's, a heuristic's), turned into grade probabilities by the judge's
+    confusion matrix ``P(true grade | judge's grade)``: estimated on the documents ``reference``
+    (qrels of true grades) and the judge both grade, each cell smoothed by one pseudo-document, or
+    without a reference ``1 - JUDGE_NOISE`` on the judge's grade and the rest spread evenly.
+    Every run document needs the judge's grade (an error names the run's line). ``n_grades``: the
+    grades 0..G-1 (default: the top grade of the judge and the reference + 1). Returns the table
+    of :func:`read_probs`."""
+    judged = _qrels_grades(judge)
+    ref = _qrels_grades(reference) if reference is not None else {}
+    top = max((g for g, _ in [*judged.values(), *ref.values()]), default=0)
+    if n_grades is None and top < 1:
+        raise ValueError(f"{judge}: every judgment is grade 0; a label model needs at least two grades")
+    G = _n_grades(top + 1 if n_grades is None else n_grades, judged, judge)
+    if ref:
+        _n_grades(G, ref, reference)
+    if ref:
+        counts = np.ones((G, G))            # [judge's grade, true grade], one pseudo-document each
+        for key, (y, _) in ref.items():
+            if key in judged:
+                counts[judged[key][0], y] += 1.0
+        confusion = counts / counts.sum(axis=1, keepdims=True)
+    else:
+        confusion = np.full((G, G), JUDGE_NOISE / (G - 1))
+        np.fill_diagonal(confusion, 1.0 - JUDGE_NOISE)
+    out = {}
+    for path in [run] + ([run_b] if run_b is not None else []):
+        for q, docs in _run_rows(path).items():
+            for d, line in docs:
+                if (q, d) not in judged:
+                    raise TrecFormatError(f"{path}:{line}: document {d!r} of query {q!r} has no grade in --judge "
+                                          f"{judge}")
+                out[(q, d)] = (confusion[judged[(q, d)][0]], 0)
     return out
 
 

@@ -15,7 +15,7 @@ __all__ = ["add_parsers"]
 # -- front door: evalrank active plan | estimate ----------------------------------------------
 #: the options that give the label model or the costs (a new plan needs a label model; with
 #: --continue they are optional, and checked against the plan when given)
-MODEL_OPTIONS = ("probs", "calibrate_from", "letor", "model", "grades", "costs", "lengths")
+MODEL_OPTIONS = ("probs", "calibrate_from", "judge", "letor", "model", "grades", "costs", "lengths")
 
 
 def cmd_active_plan(a):
@@ -128,20 +128,25 @@ def cmd_active_estimate(a):
 
 def _pool(a):
     """The campaign's pool from the run(s), the label model and the costs."""
-    from evalrank.active.files import calibrated_probs, model_probs, pool_from_trec
+    from evalrank.active.files import calibrated_probs, judge_probs, model_probs, pool_from_trec
     from evalrank.extras import require
 
-    given = [o for o, v in (("--probs", a.probs), ("--calibrate-from", a.calibrate_from), ("--letor", a.letor))
-             if v is not None]
+    given = [o for o, v in (("--probs", a.probs), ("--calibrate-from", a.calibrate_from), ("--letor", a.letor),
+                            ("--judge", a.judge)) if v is not None]
+    if given == ["--calibrate-from", "--judge"]:
+        given = ["--judge"]      # the judge's confusion matrix, estimated on the reference judgments
     if len(given) != 1:
-        raise ValueError("give the label model: --probs FILE, --calibrate-from QRELS or --letor FILE --model MODEL "
-                         f"(one of them; got {' '.join(given) or 'none'})")
+        raise ValueError("give the label model: --probs FILE, --calibrate-from QRELS, --judge QRELS (with "
+                         "--calibrate-from as its reference, if you have one) or --letor FILE --model MODEL (one of "
+                         f"them; got {' '.join(given) or 'none'})")
     if (a.letor is None) != (a.model is None):
         raise ValueError("--letor and --model go together")
     if a.costs and a.lengths:
         raise ValueError("give --costs or --lengths, not both")
     if a.probs:
         probs = a.probs
+    elif a.judge:
+        probs = judge_probs(a.run, a.judge, run_b=a.run_b, n_grades=a.grades, reference=a.calibrate_from)
     elif a.calibrate_from:
         require("--calibrate-from", modules=("sklearn", "mord", "threadpoolctl"))  # mord's ordered logit
         probs = calibrated_probs(a.run, a.calibrate_from, run_b=a.run_b, n_grades=a.grades)
@@ -167,13 +172,19 @@ def _inputs(s) -> None:
     s.add_argument("--calibrate-from", metavar="QRELS",
                    help="no label model? fit one: an ordered logit from each run's score to the grade, on the run's "
                         "documents these qrels already judge (needs pip install 'evalrank[models]'; default: --probs)")
+    s.add_argument("--judge", metavar="QRELS",
+                   help="a cheap judge's grade of every run document (TREC qrels: an LLM's, a crowd's, a heuristic's): "
+                        "its grade probabilities are its confusion matrix, estimated on the documents --calibrate-from "
+                        "QRELS also judges, or without them the judge's grade with probability 0.6 (the estimate "
+                        "recalibrates the model on the labels; the interval does not depend on it) (default: --probs)")
     s.add_argument("--letor", help="a LETOR file of the run's documents ('# docid = ...' comments name them): "
                                    "--model predicts their grade probabilities (default: --probs)")
     s.add_argument("--model", help="with --letor: a model of the zoo saved by the pipeline, e.g. "
                                    "results/synthetic/fold1/models/rf.pkl (a skops file: read as data, a type "
                                    "that is not the zoo's is refused, so it runs no code; needs pip install "
                                    "'evalrank[models]') (default: none)")
-    s.add_argument("--grades", type=int, help="with --calibrate-from: grades 0..G-1 (default: the qrels' top + 1)")
+    s.add_argument("--grades", type=int, help="with --calibrate-from or --judge: grades 0..G-1 (default: the qrels' "
+                                              "top + 1)")
     s.add_argument("--costs", help="'qid cost' per line, cost > 0 (default: one unit per query)")
     s.add_argument("--lengths", help="'qid docno length' per run document: Sawade's costs, sum of log(1 + length) "
                                      "over the query's documents, mean 1 (default: --costs)")
