@@ -319,3 +319,16 @@ def test_grades_is_checked_against_the_judgments(files):
     res = evalrank(*common, "--calibrate-from", d / "qrels", "--grades", "2")
     assert res.returncode == 1 and "is above --grades 2 (grades 0..1)" in res.stderr, res.stderr
     assert not (d / "g.tsv").exists()
+
+
+def test_the_kernels_give_the_same_numbers_interpreted_and_compiled():
+    from evalrank._jit import mode
+
+    q, L, f, lo, hi = _skewed_world(seed=9, N=120)
+    draws = np.random.default_rng(4).choice(q.size, size=200, p=q)
+    runs = {}
+    for name in ("python", "numba"):
+        with mode(name):
+            runs[name] = finite_estimate(q, draws, L, f, lo, hi, t_star=10)
+    for key in ("estimate", "ci_low", "ci_high"):
+        np.testing.assert_allclose(runs["python"][key], runs["numba"][key], rtol=1e-12, atol=1e-12)

@@ -109,16 +109,6 @@ def desraj_weights(n_left) -> np.ndarray:
     return w / w[0] if u.size and np.isfinite(w[0]) else w
 
 
-def _control(f_lab, L_lab, f, var_f) -> float:
-    """The slope ``b`` of the control variate ``g = b f`` from the labelled queries (module
-    docstring): least squares through the origin, with :data:`SLOPE_PRIOR` pseudo-queries at slope 1."""
-    if f_lab.size == 0:
-        return 1.0
-    prior = SLOPE_PRIOR * float(np.mean(f * f))
-    den = float((f_lab * f_lab).sum()) + prior
-    return float(((f_lab * L_lab).sum() + prior) / den) if den > 0 else 0.0
-
-
 def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
     """The terms of the finite-population estimator (module docstring) for the distinct labelled
     queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
@@ -160,43 +150,14 @@ def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
         raise ValueError("a labelled query's value lies outside its measure range")
     n = seq.size
     out = {k: np.empty(n) for k in ("phi", "low", "high", "weight", "left", "r_low", "r_high", "center", "slope")}
-    unl = np.ones(N, dtype=bool)
-    var_f = float(f.var())
-    S = 0.0
-    sum_lo, sum_hi = float(lo.sum()), float(hi.sum())
-    num = den = 0.0
-    center = float(np.clip(f.mean(), lo.mean(), hi.mean()))
-    for t in range(n):
-        x = int(seq[t])
-        lab = seq[:t]
-        b = _control(f[lab], L[:t], f, var_f)
-        u = np.flatnonzero(unl)
-        qr = qs[rnd[t]]
-        qt = qr[u] / qr[u].sum()
-        g = b * f[u]
-        base = S + g.sum()
-        k = int(np.searchsorted(u, x))
-        phi = (base + (L[t] - g[k]) / qt[k]) / N
-        out["low"][t] = (base + ((lo[u] - g) / qt).min()) / N
-        out["high"][t] = (base + ((hi[u] - g) / qt).max()) / N
-        out["phi"][t] = phi
-        out["left"][t] = u.size
-        out["center"][t] = center
-        out["slope"][t] = b
-        unl[x] = False
-        S += L[t]
-        sum_lo -= lo[x]
-        sum_hi -= hi[x]
-        out["r_low"][t] = (S + sum_lo) / N
-        out["r_high"][t] = (S + sum_hi) / N
-        w = desraj_weights(np.array([N, u.size]))[1] if u.size > 1 else math.inf
-        out["weight"][t] = w
-        if math.isinf(w):
-            center = phi
-        else:
-            num += w * phi
-            den += w
-            center = num / den
+    from evalrank._jit import need
+    from evalrank.active.finite_kernels import _terms
+
+    need(n * N)
+    center0 = float(np.clip(f.mean(), lo.mean(), hi.mean()))
+    _terms(np.ascontiguousarray(qs), rnd, seq, L, f, lo, hi, SLOPE_PRIOR * float(np.mean(f * f)), center0,
+           out["phi"], out["low"], out["high"], out["weight"], out["left"], out["r_low"], out["r_high"],
+           out["center"], out["slope"])
     return out
 
 
@@ -212,42 +173,23 @@ def _running_estimate(terms) -> np.ndarray:
     return np.clip(est, terms["r_low"], terms["r_high"])
 
 
-def _betting(terms, alpha: float, grid: np.ndarray) -> np.ndarray:
-    """Per look, which candidate means ``grid`` the betting sequence at ``alpha`` still keeps
-    (module docstring): aGRAPA bets on the predictable centre and variance, capped at
-    :data:`BET_CAP` of the largest bet the term's range allows; a candidate outside a term's
-    range, or outside the bounds the labels give, is rejected outright."""
-    phi, low, high, center = terms["phi"], terms["low"], terms["high"], terms["center"]
-    left = terms["left"]
-    n = phi.size
-    N = left[0] if n else 1
-    keep = np.ones((n, grid.size), dtype=bool)
-    logk = np.zeros(grid.size)
-    thresh = math.log(1.0 / alpha)
-    alive = np.ones(grid.size, dtype=bool)
-    # the predictable variance: squared scaled deviations of earlier terms (scaled by N / |U|), with
-    # one pseudo-term of a quarter of the first term's range
-    scale0 = (high[0] - low[0]) / 4.0 if n else 1.0
-    ss, cnt = PRIOR_TERMS * scale0 * scale0, PRIOR_TERMS
-    for t in range(n):
-        r = left[t] / N
-        var = r * r * ss / cnt if cnt > 0 else r * r * scale0 * scale0
-        d = center[t] - grid
-        lam = d / (var + d * d)
-        up = np.where(grid > low[t], BET_CAP / np.maximum(grid - low[t], 1e-300), np.inf)
-        dn = np.where(grid < high[t], BET_CAP / np.maximum(high[t] - grid, 1e-300), np.inf)
-        lam = np.clip(lam, -dn, up)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            logk += np.log1p(np.maximum(lam * (phi[t] - grid), -1.0 + 1e-15))
-        alive &= (logk < thresh) & (grid >= low[t]) & (grid <= high[t])
-        alive &= (grid >= terms["r_low"][t] - 1e-12 * abs(terms["r_low"][t])) & \
-                 (grid <= terms["r_high"][t] + 1e-12 * abs(terms["r_high"][t]))
-        keep[t] = alive
-        if np.isfinite(terms["weight"][t]):
-            dev = (phi[t] - center[t]) / max(r, 1e-300)
-            ss += dev * dev
-            cnt += 1.0
-    return keep
+def _betting(terms, alpha: float, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per look, the first and last candidate means of ``grid`` the betting sequence at ``alpha``
+    still keeps (-1: none; module docstring): aGRAPA bets on the predictable centre and variance,
+    capped at :data:`BET_CAP` of the largest bet the term's range allows; a candidate outside a
+    term's range, or outside the bounds the labels give, is rejected outright
+    (:func:`evalrank.active.finite_kernels._betting`)."""
+    from evalrank._jit import need
+    from evalrank.active.finite_kernels import _betting as kernel
+
+    n = terms["phi"].size
+    first = np.full(n, -1, dtype=np.int64)
+    last = np.full(n, -1, dtype=np.int64)
+    need(n * grid.size)
+    kernel(terms["phi"], terms["low"], terms["high"], terms["center"], terms["left"],
+           np.isfinite(terms["weight"]), terms["r_low"], terms["r_high"], grid, math.log(1.0 / alpha), BET_CAP,
+           PRIOR_TERMS, first, last)
+    return first, last
 
 
 def _grid(terms, est) -> np.ndarray:
@@ -281,14 +223,12 @@ def confidence_sequence(terms, *, level: float = 0.95, t_star=None) -> dict:
         raise ValueError("no labelled query")
     est = _running_estimate(terms)
     grid = _grid(terms, est)
-    keep = _betting(terms, alpha / 2.0, grid)
+    first, last = _betting(terms, alpha / 2.0, grid)
     step_lo = np.concatenate(([grid[0]], grid[:-1]))
     step_hi = np.concatenate((grid[1:], [grid[-1]]))
-    any_kept = keep.any(axis=1)
-    first = keep.argmax(axis=1)
-    last = grid.size - 1 - keep[:, ::-1].argmax(axis=1)
-    low = np.where(any_kept, step_lo[first], est)
-    high = np.where(any_kept, step_hi[last], est)
+    any_kept = first >= 0
+    low = np.where(any_kept, step_lo[np.maximum(first, 0)], est)
+    high = np.where(any_kept, step_hi[np.maximum(last, 0)], est)
     # the asymptotic sequence from ASYMPTOTIC_FROM labels on (module docstring)
     w = terms["weight"]
     finite = np.isfinite(w)

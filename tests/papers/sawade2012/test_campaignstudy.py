@@ -135,3 +135,34 @@ def test_first_order_ratio_is_the_large_sample_mse_ratio_monte_carlo():
     assert campaignstudy.first_order_ratio(q, L, L, "eq6") == 1.0
     with pytest.raises(ValueError, match="estimator"):
         campaignstudy.first_order_ratio(q, L, L, "mean")
+
+
+def test_the_tools_default_in_the_study_is_finite_estimate_on_the_plans_q():
+    """simulate_finite: the plan's q (the control variate's q* for one ranker, floored), Algorithm
+    1's draws on its own stream, and at each budget the interval finite_estimate gives on those
+    draws; a whole-pool budget is exact."""
+    from evalrank import seeds
+    from evalrank.active.finite import finite_estimate
+    from evalrank.active.sampling import instrumental
+
+    s = _setup(2)
+    m = s["values_dcg"].size
+    s["range_lo_dcg"], s["range_hi_dcg"] = np.zeros(m), np.full(m, 80.0)
+    budgets = [5.0, 10.0, 30.0, 60.0, 1e6]
+    out = campaignstudy.simulate_finite(s, "dcg", difference=False, epsilon=0.05, budgets=budgets,
+                                        repetitions=range(4), seed=3, stream=("t",), tune_budget=30.0)
+    q = defensive(instrumental(s["pred_var_dcg"], s["costs"]), 0.05)
+    truth = s["values_dcg"].mean()
+    for r in range(4):
+        d, counts = campaignstudy.campaign_draws(q, s["costs"], np.array(budgets), seeds.rng(3, "t", "finite", r),
+                                                 max_draws=10_000)
+        assert np.array_equal(counts, out["draws_finite"][r])
+        labels_at = [np.unique(d[:c]).size for c in counts]
+        ref = finite_estimate(q, d[:counts[3]], s["values_dcg"], s["pred_mean_dcg"], s["range_lo_dcg"],
+                              s["range_hi_dcg"], t_star=labels_at[2])
+        for j in range(4):
+            k = labels_at[j] - 1
+            assert out["estimate_finite_cs"][r, j] == pytest.approx(ref["estimate"][k], rel=1e-12)
+            assert (out["low_finite_cs"][r, j], out["high_finite_cs"][r, j]) == pytest.approx(
+                (ref["ci_low"][k], ref["ci_high"][k]), rel=1e-12)
+        assert out["low_finite_cs"][r, 4] == out["high_finite_cs"][r, 4] == pytest.approx(truth)

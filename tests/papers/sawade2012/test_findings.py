@@ -173,8 +173,10 @@ def test_requires_are_active_outputs(rel):
     assert rel.startswith("active/") and rel.endswith(".csv")
 
 
-def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.98, n=2000, today_sim=0.55):
-    """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination."""
+def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.98, n=2000, today_sim=0.55, fin_sim=0.97,
+              fin_width=0.9, fin_rmse=0.95):
+    """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination, and
+    the tool's default (the finite-population estimator, the default floor: ``default`` rows)."""
     from evalrank.active.campaign import DEFAULT_EPSILON
     from evalrank.active.estimators import default_estimator
     from evalrank.papers.sawade2012.campaignstudy import COMBOS
@@ -184,18 +186,24 @@ def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.98, n=2000,
         for eps in (0.0, DEFAULT_EPSILON):
             for est, interval in COMBOS:
                 default = eps == DEFAULT_EPSILON and (est, interval) == (default_estimator(quantity == "difference"),
-                                                                         "cs")
-                for b in (10, 20, 50, 200):
+                                                                         "cs")   # the asymptotic sequence's
+                for b in (10, 20, 50, 100, 200):
                     is_today = eps == 0.0 and (est, interval) == ("eq6", "t")
                     c = cov if default else (0.9 if is_today else 0.99)
                     sim = (sim10 if b == 10 else sim50 if b == 50 else 0.97) if default else (
                         today_sim if is_today else 0.96)
                     rows.append({"experiment": exp, "quantity": quantity, "measure": "err", "epsilon": eps,
                                  "max_weight": 1 / eps if eps else 53.0, "estimator": est, "interval": interval,
-                                 "default": default, "budget": b, "campaigns": n, "coverage": c, "simultaneous": sim,
+                                 "default": False, "budget": b, "campaigns": n, "coverage": c, "simultaneous": sim,
                                  "mean_width": 1.0, "width_vs_today": width if b == 200 else 1.9, "rmse": 0.1,
                                  "rmse_vs_eq6": rmse if (default and b == 10) else 0.95, "rmse_vs_today": 1.0,
                                  "bias": 0.0, "mean_draws": b})
+        for b in (10, 20, 50, 100, 200):
+            rows.append({"experiment": exp, "quantity": quantity, "measure": "err", "epsilon": DEFAULT_EPSILON,
+                         "max_weight": 20.0, "estimator": "finite", "interval": "cs", "default": True, "budget": b,
+                         "campaigns": n, "coverage": 0.999, "simultaneous": fin_sim if b == 10 else 0.99,
+                         "mean_width": fin_width if b == 100 else 5.0, "width_vs_today": 1.0, "rmse": 0.1 * fin_rmse,
+                         "rmse_vs_eq6": 0.9, "rmse_vs_today": 0.9, "bias": 0.0, "mean_draws": b})
     return pd.DataFrame(rows)
 
 
@@ -253,3 +261,14 @@ def test_campaign_findings_without_the_study_are_not_tested(tmp_path):
     items = sawade.findings(_write(tmp_path))
     assert _by(items, "in all cells").verdict == "not tested"
     assert "campaign_coverage.csv" in _by(items, "in all cells").reason
+
+
+def test_the_tools_default_is_judged_beside_the_asymptotic_sequence(tmp_path):
+    """The finite-population default's claim reads the default rows of campaign_coverage.csv:
+    reproduced where it covers and its width and RMSE stay within their targets against the
+    asymptotic sequence's rows; not reproduced when its simultaneous coverage drops below."""
+    f = _by(_campaign_items(tmp_path), "at each look at once")
+    assert f.verdict == "reproduced" and "97.0 %" in f.ours and "0.9–0.9× the asymptotic" in f.ours, f
+    assert _by(_campaign_items(tmp_path / "b", fin_sim=0.9), "at each look at once").verdict == "not reproduced"
+    assert _by(_campaign_items(tmp_path / "c", fin_width=1.5), "at each look at once").verdict == "not reproduced"
+    assert _by(_campaign_items(tmp_path / "d", fin_rmse=1.2), "at each look at once").verdict == "not reproduced"

@@ -35,8 +35,8 @@ from evalrank.active.estimate import default_max_draws, query_cdf
 from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table
 from evalrank.seeds import stream_rngs
 
-__all__ = ["COMBOS", "STATS", "campaign_draws", "simulate_campaigns", "offset_share", "first_order_ratio",
-           "in_campaign_study"]
+__all__ = ["COMBOS", "STATS", "FINITE", "campaign_draws", "simulate_campaigns", "simulate_finite", "offset_share",
+           "first_order_ratio", "in_campaign_study"]
 
 #: (estimator, interval) pairs of the study; the tool's default is the confidence sequence with
 #: :func:`evalrank.active.estimators.default_estimator` (hajek for one ranker, aipw for a difference)
@@ -268,6 +268,83 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
                 half = half_width(np.sqrt(var_term / t), t, level)
             out.update(_at_budgets(est, half, truth, valid, counts, whole, f"{ei}_{est_name}_{interval}"))
     return out
+
+
+#: the study's key of the tool's default: the finite-population estimator and its confidence
+#: sequence (:mod:`evalrank.active.finite`), at the default floor only
+FINITE = ("finite", "cs")
+
+
+def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, budgets, repetitions, seed: int,
+                    stream: tuple, tune_budget: float, level: float = 0.95) -> dict:
+    """Campaigns of the tool's default on one experiment's setup: the plan's ``q`` as ``evalrank
+    active plan`` makes it (one ranker: the control variate's q*, ``sqrt(Var / cost)``,
+    :func:`evalrank.active.campaign_plan.sampling_distribution`; a difference: eq. 12's, the
+    setup's ``q_<m>_active``) under the floor ``epsilon``; draws as :func:`simulate_campaigns`'
+    (Algorithm 1, one stream per campaign, ``stream`` + "finite"); after every draw the
+    interval of :func:`evalrank.active.finite.finite_estimate` on the distinct labels so far
+    (each query's measure range from the setup's ``range_lo_<m>`` / ``range_hi_<m>``; ``t_star``
+    the labels at ``tune_budget``). Returns :data:`STATS` keyed ``finite_cs`` and ``draws_finite``."""
+    from evalrank._jit import THRESHOLD, need
+    from evalrank.active.finite import finite_estimate
+    from evalrank.active.sampling import defensive, instrumental
+
+    budgets = np.asarray(budgets, dtype=np.float64)
+    tb = int(np.flatnonzero(np.isclose(budgets, tune_budget))[0])
+    costs = np.asarray(setup["costs"], dtype=np.float64)
+    L = np.asarray(setup[f"values_{measure}"], dtype=np.float64)
+    f = np.asarray(setup[f"pred_mean_{measure}"], dtype=np.float64)
+    v = np.asarray(setup[f"pred_var_{measure}"], dtype=np.float64)
+    lo = np.asarray(setup[f"range_lo_{measure}"], dtype=np.float64)
+    hi = np.asarray(setup[f"range_hi_{measure}"], dtype=np.float64)
+    truth = float(setup[f"truth_{measure}"])
+    m = L.size
+    q = defensive(setup[f"q_{measure}_active"] if difference else instrumental(v, costs), float(epsilon))
+    D, valid, counts = _draw_matrix(q, costs, budgets, list(stream_rngs(seed, (*stream, "finite"), list(repetitions))),
+                                    default_max_draws(m))
+    need(THRESHOLD)   # thousands of campaigns: the compiled kernels
+    est = np.full(D.shape, np.nan)
+    low = np.full(D.shape, -np.inf)
+    high = np.full(D.shape, np.inf)
+    for i in range(D.shape[0]):
+        n = int(valid[i].sum())
+        if n == 0:
+            continue
+        d = D[i, :n]
+        seen = np.zeros(m, dtype=bool)
+        labelled = np.empty(n, dtype=np.int64)        # distinct labels after each draw
+        k = 0
+        for j, x in enumerate(d.tolist()):
+            if not seen[x]:
+                seen[x] = True
+                k += 1
+            labelled[j] = k
+        t_star = int(labelled[max(int(counts[i, tb]) - 1, 0)])
+        r = finite_estimate(q, d, L, f, lo, hi, level=level, t_star=max(t_star, 2))
+        idx = labelled - 1
+        est[i, :n], low[i, :n], high[i, :n] = r["estimate"][idx], r["ci_low"][idx], r["ci_high"][idx]
+    whole = budgets >= costs.sum()
+    out = _at_budgets_bounds(est, low, high, truth, valid, counts, whole, "finite_cs")
+    out["draws_finite"] = counts
+    return out
+
+
+def _at_budgets_bounds(est, low, high, truth, valid, counts, whole, key: str) -> dict:
+    """:func:`_at_budgets` for an interval given by its ends (not symmetric about the estimate)."""
+    miss = ((low > truth) | (high < truth)) & valid
+    at, since = _misses(miss, counts)
+    rows = np.arange(counts.shape[0])[:, None]
+    k = np.maximum(counts - 1, 0)
+    e = np.where(counts > 0, est[rows, k], np.nan)
+    lo = np.where(counts > 0, low[rows, k], -np.inf)
+    hi = np.where(counts > 0, high[rows, k], np.inf)
+    e[:, whole] = truth
+    lo[:, whole] = truth
+    hi[:, whole] = truth
+    at[:, whole] = False
+    since[:, whole] = False
+    return {f"estimate_{key}": e, f"low_{key}": lo, f"high_{key}": hi, f"miss_at_{key}": at,
+            f"miss_since_{key}": since}
 
 
 def _draw_matrix(q, costs, budgets, gens, max_draws: int):

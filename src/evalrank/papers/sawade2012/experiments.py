@@ -157,7 +157,7 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
     (``costs``, ``values_<m>``, ``q_<m>_<method>``, ``truth_<m>``, ``pred_mean_<m>`` and
     ``pred_var_<m>``: the label model's mean and variance of each query's loss or difference,
     Theorem 3, for the label-model check; for DCG ``doc_sq_dcg``,
-    :func:`dcg_document_residuals`; ``seconds_<m>``: time of all q* of measure m).
+    :func:`dcg_document_residuals`; ``seconds_<m>``: time of all q* of measure m; ``range_lo_<m>``, ``range_hi_<m>``: each query's range of the measure over every labelling, :func:`evalrank.active.campaign_estimate.measure_range`).
     """
     pa = preds[exp.a]
     labels, offsets = pa["labels"], pa["offsets"]
@@ -178,7 +178,14 @@ def setup_experiment(exp: Experiment, preds: dict, lengths, measures, *, seed: i
             # documents removed from the outdated index still need labels for r_1: costs stay
         else:
             off_b, order_b = offsets, rank_order(preds[exp.b]["scores"], offsets)
+    from evalrank.active.campaign_estimate import measure_range
+    from evalrank.active.campaign_state import Rankings
+
+    rankings = Rankings(list(range(len(offsets) - 1)), offsets, order_a,
+                        None if exp.kind == "estimate" else order_b, None, None if exp.kind == "estimate" else off_b)
     for m in measures:
+        # each query's range of the measure over every labelling (the labelling tool's design bounds)
+        out[f"range_lo_{m}"], out[f"range_hi_{m}"] = measure_range(rankings, m, max_grade + 1)
         la = true_losses(labels, offsets, order_a, m, max_grade=max_grade)
         values = la if exp.kind == "estimate" else la - true_losses(labels, off_b, order_b, m, max_grade=max_grade)
         out[f"values_{m}"] = values

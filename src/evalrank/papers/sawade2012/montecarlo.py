@@ -381,7 +381,8 @@ def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, see
 
 def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilons, seed, tune_budget, level) -> dict:
     """:func:`shard_file`'s arrays of the campaign study (empty when it does not run on the experiment)."""
-    from evalrank.papers.sawade2012.campaignstudy import in_campaign_study, simulate_campaigns
+    from evalrank.active.campaign_plan import DEFAULT_EPSILON
+    from evalrank.papers.sawade2012.campaignstudy import in_campaign_study, simulate_campaigns, simulate_finite
     from evalrank.progress import progress
 
     if not (campaign_repetitions and in_campaign_study(meta["experiment"])) or meta.get("calibrated"):
@@ -395,4 +396,10 @@ def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilo
                                  stream=("active-campaign", meta["experiment"], meta["fold"], m),
                                  tune_budget=tune_budget, level=level)
         out.update({f"camp_{m}_{k}": v for k, v in sim.items()})
+        # the tool's default (the finite-population estimator) at the default floor
+        fin = simulate_finite(setup, m, difference=meta["kind"] != "estimate", epsilon=DEFAULT_EPSILON,
+                              budgets=budgets, repetitions=creps, seed=seed,
+                              stream=("active-campaign", meta["experiment"], meta["fold"], m),
+                              tune_budget=tune_budget, level=level)
+        out.update({f"camp_{m}_{k}": v for k, v in fin.items()})
     return out

@@ -514,10 +514,11 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
     """The labelling tool's coverage study (:func:`evalrank.papers.sawade2012.report.campaign_table`): one
     column per experiment of ``experiments``, two rows per measure -- the share of campaigns whose
     interval covers the truth at each budget, and the share whose interval covers it at *every*
-    look after every draw from that budget to the largest one (simultaneous). Two lines each: the
-    tool's default (AIPW -- Hajek-normalized for one ranker --, confidence sequence, the default
-    floor) and the tool before it (eq. 6
-    with Student's t on q*, epsilon 0). Returns the paths written."""
+    look after every draw from that budget to the largest one (simultaneous). Three lines each: the
+    tool's default (the finite-population estimator and its design-based confidence sequence, the
+    default floor), AIPW -- Hajek-normalized for one ranker -- with the asymptotic confidence
+    sequence at the same floor, and eq. 6 with Student's t on q* (epsilon 0). Returns the paths
+    written."""
     import matplotlib.pyplot as plt
 
     from evalrank.papers.common.plots.style import save_figure, style
@@ -526,15 +527,20 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
             "simultaneous", "campaigns", "quantity"]
     _require_columns(table, need, "table")
     experiments = _experiment_list(experiments)
+    from evalrank.active.campaign_plan import DEFAULT_EPSILON
+
     default = table[table["default"].astype(bool)]
     today = table[(table["epsilon"] == 0.0) & (table["estimator"] == "eq6") & (table["interval"] == "t")]
+    asym = table[np.isclose(table["epsilon"], DEFAULT_EPSILON) & (table["interval"] == "cs")
+                 & (table["estimator"] == np.where(table["quantity"] == "difference", "aipw", "hajek"))]
     missing = [e for e in experiments if not (default["experiment"] == e).any()]
     if missing:
         raise ValueError(f"experiments: no rows of the tool's default for {missing}")
     measures = [m for m in ("err", "dcg") if (default["measure"] == m).any()]
     measures += sorted(set(default["measure"]) - set(measures))
-    lines = [("default: AIPW (Hájek for one ranker) + confidence sequence", default, "#0072B2", "-", "o"),
-             ("eq. 6 + t on q* (before)", today, "#D55E00", "--", "s")]
+    lines = [("default: finite population + design-based sequence", default, "#0072B2", "-", "o"),
+             ("AIPW (Hájek for one ranker) + asymptotic sequence", asym, "#009E73", "-.", "^"),
+             ("eq. 6 + t on q*", today, "#D55E00", "--", "s")]
     logx = _use_log_x(table["budget"].to_numpy(dtype=np.float64), None)
     rows = [(m, col) for m in measures for col in ("coverage", "simultaneous")]
     nc = len(experiments)

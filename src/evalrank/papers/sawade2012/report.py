@@ -340,17 +340,17 @@ def campaign_table(setup_paths, shard_paths):
     ``first_order_vs_eq6`` the estimator's large-sample variance over eq. 6's, exact over each
     fold's pool (:func:`evalrank.papers.sawade2012.campaignstudy.first_order_ratio`, mean over
     folds: above 1 the label model is no useful control variate there); ``default`` marks the
-    tool's defaults (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the confidence sequence and
-    :func:`evalrank.active.estimators.default_estimator`: hajek for one ranker, aipw for a
-    difference). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and
+    tool's default (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the finite-population
+    estimator ``finite`` with its confidence sequence, on the plan's q: rows of the default floor
+    only; ``max_weight``, ``offset_share`` there are the floor's under eq. 11/12's q*). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and
     against today's tool before the floor and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
     ``rmse_vs_today``). Empty when the shards hold no campaigns."""
     import pandas as pd
 
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
-    from evalrank.active.estimators import ESTIMATORS, default_estimator
+    from evalrank.active.estimators import ESTIMATORS
     from evalrank.active.sampling import defensive
-    from evalrank.papers.sawade2012.campaignstudy import COMBOS, first_order_ratio
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE, first_order_ratio
 
     setups, order = _setups(setup_paths)
     acc, budgets, epsilons, weights, offsets = _campaign_parts(setups, shard_paths)
@@ -360,7 +360,6 @@ def campaign_table(setup_paths, shard_paths):
     for exp in order:
         meta0 = next(meta for (e, _), (meta, _) in setups.items() if e == exp)
         quantity = "ranker" if meta0["kind"] == "estimate" else "difference"
-        default = (default_estimator(quantity == "difference"), "cs")
         for m in meta0["measures"]:
             if (exp, m, 0, *COMBOS[0]) not in acc:
                 continue
@@ -368,6 +367,9 @@ def campaign_table(setup_paths, shard_paths):
             for ei in range(len(epsilons)):
                 for est, interval in COMBOS:
                     cells[(ei, est, interval)] = _campaign_cell(acc[(exp, m, ei, est, interval)])
+            fin = [i for i, e in enumerate(epsilons.tolist()) if np.isclose(e, DEFAULT_EPSILON)]
+            if (exp, m, None, *FINITE) in acc and fin:
+                cells[(fin[0], *FINITE)] = _campaign_cell(acc[(exp, m, None, *FINITE)])
             first = defaultdict(list)   # (epsilon index, estimator) -> each fold's ratio
             for (e, _), (_, s) in setups.items():
                 if e != exp:
@@ -388,8 +390,8 @@ def campaign_table(setup_paths, shard_paths):
                         "measure": m, "epsilon": float(epsilons[ei]), "max_weight": float(np.mean(weights[(exp, m, ei)])),
                         "offset_share": float(np.mean(offsets[(exp, m, ei)])),
                         "estimator": est, "interval": interval,
-                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == default),
-                        "first_order_vs_eq6": float(np.mean(first[(ei, est)])),
+                        "default": bool(np.isclose(epsilons[ei], DEFAULT_EPSILON) and (est, interval) == FINITE),
+                        "first_order_vs_eq6": float(np.mean(first[(ei, est)])) if est in ESTIMATORS else float("nan"),
                         "budget": float(b), "campaigns": int(c["campaigns"]), "coverage": float(c["coverage"][j]),
                         "simultaneous": float(c["simultaneous"][j]), "mean_width": float(c["mean_width"][j]),
                         "width_vs_today": ratio(c["mean_width"], today["mean_width"] if today else None),
@@ -404,8 +406,10 @@ def _campaign_parts(setups, shard_paths):
     """The campaign arrays of every shard, gathered per (experiment, measure, epsilon index,
     estimator, interval) as (error, width, miss_at, miss_since, draws) parts; the budgets and
     epsilons; max_weight and offset_share per (experiment, measure, epsilon index). Checks that
-    each experiment and fold's shards cover every campaign once. Budgets None: no campaigns."""
-    from evalrank.papers.sawade2012.campaignstudy import COMBOS
+    each experiment and fold's shards cover every campaign once. Budgets None: no campaigns. The
+    tool's default (the finite-population estimator, at the default floor only) has the epsilon
+    index None."""
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE
 
     acc = defaultdict(list)
     budgets = epsilons = None
@@ -430,6 +434,11 @@ def _campaign_parts(setups, shard_paths):
                     acc[(key[0], m, ei, est, interval)].append(
                         (e - truth, sh[k.format("high")] - sh[k.format("low")], sh[k.format("miss_at")],
                          sh[k.format("miss_since")], draws))
+            k = f"camp_{m}_{{}}_{FINITE[0]}_{FINITE[1]}"
+            if k.format("estimate") in sh:   # the tool's default, at the default floor
+                acc[(key[0], m, None, *FINITE)].append(
+                    (sh[k.format("estimate")] - truth, sh[k.format("high")] - sh[k.format("low")],
+                     sh[k.format("miss_at")], sh[k.format("miss_since")], sh[f"camp_{m}_draws_finite"]))
     for key, parts in covered.items():
         reps = np.sort(np.concatenate([r for r, _ in parts]))
         if not np.array_equal(reps, np.arange(parts[0][1])):
