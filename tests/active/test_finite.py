@@ -332,3 +332,19 @@ def test_the_kernels_give_the_same_numbers_interpreted_and_compiled():
             runs[name] = finite_estimate(q, draws, L, f, lo, hi, t_star=10)
     for key in ("estimate", "ci_low", "ci_high"):
         np.testing.assert_allclose(runs["python"][key], runs["numba"][key], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("option, content, message", [
+    ("--probs", b"t0 D0-0 0.5 0.3 0.2\n\xff\xfe 1 2\n", ":2: byte 0xff is not UTF-8 text"),
+    ("--probs", b"\x00\x01\x02binary", ":1: a NUL byte (0x00): not a text file"),
+    ("--costs", b"t0 1\nt1 \xe9\n", ":2: byte 0xe9 is not UTF-8 text"),
+])
+def test_a_binary_or_non_utf8_model_file_is_named_with_its_line(files, option, content, message):
+    d = files
+    bad = d / "bad.bin"
+    bad.write_bytes(content)
+    args = {"--probs": d / "probs", "--costs": d / "costs", option: bad}
+    res = evalrank("active", "plan", "--run", d / "run", "--probs", args["--probs"], "--costs", args["--costs"],
+                   "--budget", "5", "--out", d / "x.tsv")
+    assert res.returncode == 1 and f"{bad}{message}" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert not (d / "x.tsv").exists()

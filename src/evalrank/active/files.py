@@ -62,10 +62,27 @@ PLAN_SETTINGS = ("measure", "method", "seed", "epsilon", "budget", "rounds", "ro
 
 
 def _lines(path):
+    """The fields of each line that is neither blank nor a comment, with its number; a line that is
+    not UTF-8 text, or holds a NUL byte, stops with the file and line (a binary file given by
+    mistake). gzip-compressed files are read as :func:`evalrank.io.open_text` reads them."""
+    import gzip
+
     from evalrank.io import open_text
 
-    with open_text(path) as fh:
-        for number, line in enumerate(fh, start=1):
+    open_text(path).close()   # a missing file, a directory: named
+    with open(path, "rb") as probe:
+        zipped = probe.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as fh:
+        for number, raw in enumerate(fh, start=1):
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if b"\x00" in raw:
+                raise TrecFormatError(f"{path}:{number}: a NUL byte (0x00): not a text file")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise TrecFormatError(f"{path}:{number}: byte 0x{raw[e.start]:02x} is not UTF-8 text (a binary "
+                                      "file?)") from None
             s = line.strip()
             if s and not s.startswith("#"):
                 yield number, s.split()
