@@ -348,3 +348,23 @@ def test_a_binary_or_non_utf8_model_file_is_named_with_its_line(files, option, c
                    "--budget", "5", "--out", d / "x.tsv")
     assert res.returncode == 1 and f"{bad}{message}" in res.stderr and "Traceback" not in res.stderr, res.stderr
     assert not (d / "x.tsv").exists()
+
+
+def test_outputs_never_replace_an_input_and_a_deep_settings_line_is_damage(files):
+    d = files
+    _plan(d, "--budget", "8")
+    before = (d / "plan.tsv").read_bytes()
+    for args, option in ((["plan", "--continue", d / "plan.tsv", "--budget", "5", "--out", d / "plan.tsv"],
+                          "--out"),
+                         (["plan", "--run", d / "run", "--probs", d / "probs", "--budget", "5", "--out", d / "x.tsv",
+                           "--new-queries", d / "probs"], "--new-queries"),
+                         (["estimate", "--plan", d / "plan.tsv", "--qrels", d / "qrels", "--run", d / "run", "--out",
+                           d / "qrels"], "--out")):
+        res = evalrank("active", *args)
+        assert res.returncode == 1 and f"{option} " in res.stderr and "is the input of" in res.stderr, res.stderr
+    assert (d / "plan.tsv").read_bytes() == before
+    lines = before.decode().splitlines()
+    lines[1] = "# settings " + "[" * 100_000 + "]" * 100_000
+    (d / "deep.tsv").write_text("\n".join(lines) + "\n")
+    res = evalrank("active", "estimate", "--plan", d / "deep.tsv", "--qrels", d / "qrels", "--run", d / "run")
+    assert res.returncode == 1 and "deep.tsv:2: damaged settings" in res.stderr, res.stderr

@@ -466,6 +466,8 @@ def _plan_header(path, text: list) -> tuple[dict, int]:
         settings = json.loads(text[1][len("# settings "):])
     except json.JSONDecodeError as e:
         raise TrecFormatError(f"{path}:2: damaged settings ({e})") from None
+    except RecursionError:
+        raise TrecFormatError(f"{path}:2: damaged settings (nested too deep to be a plan's)") from None
     if not isinstance(settings, dict):
         raise TrecFormatError(f"{path}:2: the settings must be a JSON object")
     lacking = [k for k in PLAN_SETTINGS if k not in settings]

@@ -18,9 +18,35 @@ __all__ = ["add_parsers"]
 MODEL_OPTIONS = ("probs", "calibrate_from", "judge", "letor", "model", "grades", "costs", "lengths")
 
 
+def _not_an_input(a, outputs, inputs) -> None:
+    """Refuse an output option that names one of the command's inputs (writing it would replace
+    the input): the option and the input's option named."""
+    from pathlib import Path
+
+    def same(x, y) -> bool:
+        try:
+            return Path(x).exists() and Path(y).exists() and Path(x).samefile(Path(y))
+        except OSError:
+            return False
+
+    for out in outputs:
+        target = getattr(a, out)
+        if not target:
+            continue
+        for name in inputs:
+            given = getattr(a, name, None)
+            if given and (str(given) == str(target) or same(given, target)):
+                raise ValueError(f"--{out.replace('_', '-')} {target} is the input of --{name.replace('_', '-')}: "
+                                 "writing it would replace that input; write elsewhere")
+
+
 def cmd_active_plan(a):
     from evalrank.active.campaign_plan import extend, plan
     from evalrank.active.files import read_plan, write_plan
+
+    _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b", *MODEL_OPTIONS))
+    if a.out and a.new_queries and str(a.out) == str(a.new_queries):
+        raise ValueError(f"--new-queries {a.new_queries} is also --out: give two files")
 
     if a.continue_plan:
         previous = read_plan(a.continue_plan)
@@ -106,6 +132,7 @@ def cmd_active_estimate(a):
     from evalrank.active.files import labels_from_qrels, rankings_from_trec, read_plan
     from evalrank.io import atomic_write_text
 
+    _not_an_input(a, ("out",), ("plan", "qrels", "run", "run_b"))
     p = read_plan(a.plan)
     rankings, doc_ids = rankings_from_trec(a.run, run_b=a.run_b)
     _same_runs(a.plan, a, p, rankings)
