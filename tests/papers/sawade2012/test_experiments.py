@@ -215,6 +215,9 @@ def test_summary_does_not_depend_on_shard_count(tmp_path):
     assert list(sav.columns) == ["experiment", "measure", "reference_budget", "passive_error",
                                  "active_budget_needed", "saving", "paper_saving"]
     assert sav["paper_saving"].tolist() == ["20%", "30-55%"]
+    # the paper prints ERR's savings only: none on a DCG row
+    dcg = savings_table(one.assign(measure="dcg"), reference_budget=10.0, train_size_budget=5.0)
+    assert dcg["paper_saving"].fillna("").tolist() == ["", ""]
 
 
 def test_summary_refuses_incomplete_shards(tmp_path):

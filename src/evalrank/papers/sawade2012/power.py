@@ -22,7 +22,7 @@ __all__ = ["MIN_POOL", "MIN_POOL_WHY", "saving_se", "curve_se", "pool_queries", 
 #: deviations |L_x - R|. Measured (issue 30): the jackknife over pool queries of the expected saving
 #: 1 - budget_factor_active (label_model_check's, with the true labels) has a standard error of
 #: about 0.7 / sqrt(m) for the ERR experiments (0.6-0.85 on the synthetic default's 1,000-query
-#: pool, 0.36-2.7 on the 68-query MSLR excerpt). Resolving TOL = 5 points at 2 se needs
+#: pool, 0.36-2.7 on the MSLR excerpt, one fold's 68-query pool). Resolving TOL = 5 points at 2 se needs
 #: m >= (2 * 0.7 / 0.05)^2 ~ 780: hence 800 (the paper's pool, four MSLR-WEB30K folds, holds
 #: ~25,000 queries).
 MIN_POOL = 800
