@@ -233,6 +233,7 @@ def main(argv=None) -> int:
     ap.add_argument("--labels", type=int, default=100)
     ap.add_argument("--seed", type=int, default=2048)
     ap.add_argument("--worlds", default="skewed_overconfident,skewed_uninformative,skewed_err,two_rankers")
+    ap.add_argument("--epsilon", type=float, default=0.05, help="the floor under q* of the new design's plans")
     ap.add_argument("--excerpt", help="the folder of rankeval 0.8.2's msn1.fold1.{train,test}.5k.txt")
     ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
     a = ap.parse_args(argv)
@@ -243,6 +244,8 @@ def main(argv=None) -> int:
     for name in a.worlds.split(","):
         pool, grades, measure = worlds[name]
         w = world_arrays(pool, grades, measure)
+        if a.epsilon != 0.05:   # the new design's plan under another floor (the old default keeps 0.05)
+            w["q"] = world_arrays(pool, grades, measure, epsilon=a.epsilon)["q"]
         t0 = time.perf_counter()
         runs = []
         for s in range(a.campaigns):

@@ -48,8 +48,9 @@ The interval (:func:`confidence_sequence`) is a confidence sequence: ``P(R in C_
   contextual bandits", ACM/IMS J. Data Sci., Sec. 3). Exact at every ``t``: no asymptotics;
 - the labelled queries bound ``R`` outright: ``R in [(S_t + sum_{U_{t+1}} lo) / N, (S_t +
   sum_{U_{t+1}} hi) / N]`` -- the interval shrinks to the point as the pool is exhausted;
-- from :data:`ASYMPTOTIC_FROM` labels on, the betting sequence is intersected with the
-  asymptotic one (Waudby-Smith, Arnold, Wu, Howard & Ramdas 2024, Ann. Statist. 52(6), Theorem
+- from :data:`ASYMPTOTIC_FROM` labels on -- and once the terms' effective number, ``(sum a)^2 /
+  sum a^2``, has reached it: in a small pool it lags the labels -- the betting sequence is
+  intersected with the asymptotic one (Waudby-Smith, Arnold, Wu, Howard & Ramdas 2024, Ann. Statist. 52(6), Theorem
   2.2: Robbins' normal mixture on the weighted running mean, the running weighted variance of
   ``phi``, tuned at the plan's ``t*``), each at half of ``alpha``. The first
   :data:`ASYMPTOTIC_FROM` - 1 looks are exact; after that the miss probability is at most
@@ -242,7 +243,9 @@ def confidence_sequence(terms, *, level: float = 0.95, t_star=None) -> dict:
         half = np.sqrt(sigma2) * mixture_margin(np.maximum(n_eff, 1.0), rho2, alpha / 2.0) * \
             small_sample_factor(np.maximum(n_eff, 2.0), alpha / 2.0)
     t = np.arange(1, n + 1)
-    use = (t >= ASYMPTOTIC_FROM) & np.isfinite(half)
+    # from ASYMPTOTIC_FROM labels' worth of weight on: the effective number of terms, which in a
+    # small pool lags the labels (the Des Raj weights grow as the pool is exhausted)
+    use = (n_eff >= ASYMPTOTIC_FROM - 1e-9) & (t >= ASYMPTOTIC_FROM) & np.isfinite(half)
     low = np.where(use, np.maximum(low, est - half), low)
     high = np.where(use, np.minimum(high, est + half), high)
     # the bounds the labels give outright, and an exhausted pool's exact value
