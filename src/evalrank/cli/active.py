@@ -44,7 +44,8 @@ def cmd_active_plan(a):
     from evalrank.active.campaign_plan import extend, plan
     from evalrank.active.files import read_plan, write_plan
 
-    _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b", *MODEL_OPTIONS))
+    _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b",
+                                              *(o for o in MODEL_OPTIONS if o != "grades")))
     if a.out and a.new_queries and str(a.out) == str(a.new_queries):
         raise ValueError(f"--new-queries {a.new_queries} is also --out: give two files")
 
