@@ -269,15 +269,26 @@ def estimate(p: Plan, rankings, labels, *, estimator: str = "auto", interval: st
         res = estimate_from_draws(p.weights, values[p.draws], p.f[p.draws], s["f_pool"],
                                   rounds=s["round_draws"][:-1], **kw)
         res["rounds"] = _align(res["rounds"], s["round_draws"])
+    return _report(p, rankings, level, res, exact=bool(exact), rounds=res["rounds"],
+                   label_model=label_model_check(p.f[need], p.var[need], values[need]),
+                   warning=few_draws_warning(int(p.draws.size), bool(exact)) if interval == "t" else None,
+                   note=None if exact else NOTES[interval])
+
+
+def _report(p: Plan, rankings, level: float, res: dict, **fields) -> dict:
+    """What :func:`estimate` returns: the plan's campaign (settings, labelled queries, draws, cost)
+    with ``res``'s estimator, interval, estimate, stderr, ends and effective sample size, the
+    rounds' rows and ``fields`` (exact, label_model, warning, note); for two rankers which is
+    better."""
+    s = p.settings
     out = {"measure": s["measure"], "method": s["method"], "estimator": res["estimator"],
            "interval": res["interval"], "estimate": res["estimate"], "stderr": res["stderr"],
            "ci_low": res["ci_low"], "ci_high": res["ci_high"], "level": level,
-           "labelled_queries": int(need.size), "draws": int(p.draws.size), "cost_spent": float(p.spent),
+           "labelled_queries": int(p.labelled.size), "draws": int(p.draws.size), "cost_spent": float(p.spent),
            "budget": float(s["budget"]), "pool_queries": len(p.qids), "effective_sample_size": res["ess"],
-           "exact": bool(exact), "epsilon": s["epsilon"], "max_weight": s["max_weight"],
-           "rounds": _per_round(p, res["rounds"]), "label_model": label_model_check(p.f[need], p.var[need], values[need]),
-           "warning": few_draws_warning(int(p.draws.size), bool(exact)) if interval == "t" else None,
-           "note": None if exact else NOTES[interval]}
+           "exact": fields["exact"], "epsilon": s["epsilon"], "max_weight": s["max_weight"],
+           "rounds": _per_round(p, fields["rounds"]), "label_model": fields["label_model"],
+           "warning": fields["warning"], "note": fields["note"]}
     if rankings.difference:
         out["difference"] = "a - b"
         out["better"] = "a" if res["ci_low"] > 0 else ("b" if res["ci_high"] < 0 else "undecided")
@@ -315,20 +326,13 @@ def _finite(p: Plan, rankings, labels, level: float) -> dict:
                      "ci_high": float(res["ci_high"][k]), "labelled": k + 1})
     last = rows[-1]
     exact = bool(last["ci_low"] == last["ci_high"] == last["estimate"] and need.size == len(p.qids))
-    out = {"measure": s["measure"], "method": s["method"], "estimator": "finite", "interval": "cs",
-           "estimate": last["estimate"], "stderr": 0.0 if exact else None, "ci_low": last["ci_low"],
-           "ci_high": last["ci_high"],
-           "level": level, "labelled_queries": int(need.size), "draws": int(p.draws.size),
-           "cost_spent": float(p.spent), "budget": float(s["budget"]), "pool_queries": len(p.qids),
-           "effective_sample_size": None, "exact": exact, "epsilon": s["epsilon"], "max_weight": s["max_weight"],
-           "rounds": _per_round(p, rows), "slope": float(res["terms"]["slope"][-1]),
-           "label_model": _model_use(label_model_check(p.f[need], p.var[need], values[need]), p.f[need],
-                                     values[need], float(res["terms"]["slope"][-1])), "warning": None,
-           "note": None if exact else NOTES["finite"]}
-    if rankings.difference:
-        out["difference"] = "a - b"
-        out["better"] = "a" if out["ci_low"] > 0 else ("b" if out["ci_high"] < 0 else "undecided")
-    return out
+    slope = float(res["terms"]["slope"][-1])
+    summary = {"estimator": "finite", "interval": "cs", "estimate": last["estimate"], "stderr": 0.0 if exact else None,
+               "ci_low": last["ci_low"], "ci_high": last["ci_high"], "ess": None}
+    return _report(p, rankings, level, summary, exact=exact, rounds=rows, warning=None,
+                   label_model=_model_use(label_model_check(p.f[need], p.var[need], values[need]), p.f[need],
+                                          values[need], slope),
+                   note=None if exact else NOTES["finite"])
 
 
 #: below this correlation of the label model's predicted measure with the labelled queries' values
