@@ -146,3 +146,38 @@ def test_a_name_the_schema_refuses_does_not_become_the_log_folder(tmp_path, monk
     runner.chmod(0o755)
     assert main(["--snakemake", str(runner), "--", "--configfile", "long.yaml"]) == 0
     assert "-> results/synthetic/" in capsys.readouterr().out
+
+
+def test_a_heartbeat_while_a_long_job_prints_nothing():
+    """Nothing from Snakemake for a minute while a job runs: one progress line (the job and the
+    elapsed time); nothing while nothing runs or a line was printed within the minute."""
+    out = io.StringIO()
+    t = [0.0]
+    p = Progress(stage_of_rules(ROOT / "workflow" / "rules"), out=out, every=60.0, clock=lambda: t[0])
+    for line in LOG.splitlines(True)[:21]:     # the stats, one job done, two started
+        p.feed(line)
+    assert p.running
+    before = out.getvalue()
+    t[0] = 59.0
+    p.heartbeat()
+    assert out.getvalue() == before
+    t[0] = 125.0
+    p.heartbeat()
+    new = out.getvalue()[len(before):]
+    assert new.startswith("[2:05] ") and "running" in new and "2:05 elapsed" in new
+    t[0] = 150.0
+    p.heartbeat()
+    assert out.getvalue()[len(before):] == new          # printed 25 s ago: quiet
+
+
+def test_the_console_beats_while_snakemake_is_silent(tmp_path, capsys):
+    """A Snakemake that starts a job and says nothing for 1.5 s, with --every 0.3: heartbeat lines."""
+    fake = tmp_path / "fake_snakemake.py"
+    fake.write_text("import time\nprint('rule train_model:', flush=True)\nprint('    jobid: 4', flush=True)\n"
+                    "time.sleep(1.5)\nprint('Finished jobid: 4 (Rule: train_model)')\nprint('1 of 1 steps (100%) done')\n")
+    runner = tmp_path / "snakemake"
+    runner.write_text(f"#!/bin/sh\nexec {sys.executable} {fake} \"$@\"\n")
+    runner.chmod(0o755)
+    rc = main(["--log", str(tmp_path / "smk.log"), "--every", "0.3", "--snakemake", str(runner), "--", "--cores", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0 and out.count("running train_model") >= 2, out

@@ -5,7 +5,9 @@ its output (thousands of lines: every job's rule, inputs, outputs and shell comm
 ``FILE`` (default ``results/<config name>/logs/snakemake-<time>.log``), and prints what a person
 needs: the config and where its outputs go, the jobs per stage, a progress line whenever a
 stage starts or finishes and at most every ``--every`` seconds otherwise (jobs done of all,
-percent, elapsed time, what is running), and at the end where the outputs and logs are. A
+percent, elapsed time, what is running) -- and at least that often while jobs run (a heartbeat:
+a job of many minutes prints nothing until it ends) -- and at the end where the outputs and logs
+are. A
 failed job is shown with its rule, its log file and that log's last lines.
 
 A stage is the rule file a rule is written in (``workflow/rules/<stage>.smk``); rules made in
@@ -18,6 +20,7 @@ import argparse
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -83,9 +86,22 @@ class Progress:
         self.failed: list = []
         self.complete_log = None
         self.nothing = False
+        self.said = self.start         # when the last line was printed
+        self.lock = threading.Lock()   # feed (the reading loop) and heartbeat (a timer thread) both print
 
     def say(self, text: str) -> None:
-        print(f"[{_fmt(self.clock() - self.start)}] {text}", file=self.out or sys.stdout, flush=True)
+        with self.lock:
+            now = self.clock()
+            self.said = now
+            print(f"[{_fmt(now - self.start)}] {text}", file=self.out or sys.stdout, flush=True)
+
+    def heartbeat(self) -> None:
+        """A progress line if nothing was printed for ``every`` seconds while jobs run (a job of
+        many minutes prints nothing until it ends: the console still says it is alive)."""
+        if self.running and self.clock() - self.said >= self.every:
+            running = self._running()
+            self.say(f"{self.done}/{self.total} jobs done" + (f"; running {running}" if running else "")
+                     + f"; {_fmt(self.clock() - self.start)} elapsed")
 
     def _running(self) -> str:
         c = Counter(_stage(r, self.known) + ":" + r for r in self.running.values())
@@ -170,6 +186,12 @@ def _failed_logs(log_text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _beat(prog: Progress, stop: threading.Event, period: float) -> None:
+    """The heartbeat's thread: :meth:`Progress.heartbeat` every ``period`` seconds until ``stop``."""
+    while not stop.wait(period):
+        prog.heartbeat()
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m evalrank.console", description=__doc__.split("\n\n")[0])
     p.add_argument("--log", help="Snakemake's full output goes here (default: results/<name>/logs/snakemake-<time>.log)")
@@ -194,6 +216,9 @@ def main(argv=None) -> int:
     with open(log, "w") as fh:
         proc = subprocess.Popen([a.snakemake, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 bufsize=1)
+        stop = threading.Event()
+        beat = threading.Thread(target=_beat, args=(prog, stop, min(a.every, 10.0)), daemon=True)
+        beat.start()
         try:
             for line in proc.stdout:
                 fh.write(line)
@@ -203,6 +228,8 @@ def main(argv=None) -> int:
             proc.wait()
             prog.say(f"interrupted; rerun the same command to resume (done jobs are kept). Log: {log}")
             return 130
+        finally:
+            stop.set()
         rc = proc.wait()
     if rc == 0:
         if prog.nothing:
