@@ -184,6 +184,19 @@ def _resolved(schema: dict, node: dict) -> dict:
     return node
 
 
+def _merge(base: dict, over: dict) -> dict:
+    """``over``'s keys over ``base``'s; its ``properties`` (only those) merged with base's, recursively."""
+    out = {**{k: v for k, v in base.items() if k != "properties"}, **over}
+    if "properties" in over:
+        props = base.get("properties", {})
+        out["properties"] = {k: _merge(_resolved_props(props.get(k, {})), v) for k, v in over["properties"].items()}
+    return out
+
+
+def _resolved_props(node):
+    return node if isinstance(node, dict) else {}
+
+
 def _range(node: dict) -> str:
     parts = []
     for key, sign in (("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("exclusiveMaximum", "<")):
@@ -236,6 +249,9 @@ def _rows(schema: dict, props: dict, prefix: str, required=()) -> list[str]:
         if block and _is_block(_target(schema, ref)):
             what = f"a {block} block: see [{block}](#defs-{block.replace('_', '-')})"
             rows.append(f"| {code(dotted)} | {what} | {_default(node)} | {cell(desc)} |")
+            if _is_block(node):   # the keys this place sets apart from the block's
+                merged = _merge(_target(schema, ref), node)["properties"]
+                rows += _rows(schema, merged, dotted + ".")
             continue
         default = _default(node) or ("required" if key in required else "")
         rows.append(f"| {code(dotted)} | {cell(_type(schema, node))} | {default} | {cell(desc)} |")
