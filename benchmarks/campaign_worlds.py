@@ -12,6 +12,9 @@ Worlds (each a pool, a label model, a measure, costs):
 - ``skewed_uninformative``: the same pool, every document given the pool's grade frequencies
   (a user with no model).
 - ``skewed_err``: the first world's pool and model, ERR.
+- ``skewed_misleading`` / ``skewed_misleading_err``: the same pool, each query's documents given
+  the probabilities of another query's (a model that points q* and the control variate the
+  wrong way), DCG and ERR.
 - ``two_rankers``: the same pool, run a minus a copy whose scores are perturbed by noise of sd
   0.3 (two nearly equal rankers), DCG; the overconfident model.
 - ``excerpt43`` / ``excerpt86``: the real MSLR-WEB30K lines of rankeval 0.8.2's sdist (Fold1's
@@ -81,8 +84,16 @@ def generated_worlds(seed: int) -> dict:
     flat_probs = np.tile(freq, (grades.size, 1))
     qids = list(gen["qids"])
     costs = np.asarray(gen["costs"], dtype=np.float64)
+    # a misleading model: each query's documents get the probabilities of another query's documents
+    perm = np.random.default_rng(np.random.SeedSequence([seed, 11])).permutation(len(qids))
+    mis = np.empty_like(probs)
+    for i, j in enumerate(perm.tolist()):
+        rows = np.arange(offsets[j], offsets[j + 1])
+        mis[offsets[i]:offsets[i + 1]] = probs[rows[np.arange(offsets[i + 1] - offsets[i]) % rows.size]]
     worlds = {}
     for name, p, b, measure in (("skewed_overconfident", probs, None, "dcg"),
+                                ("skewed_misleading", mis, None, "dcg"),
+                                ("skewed_misleading_err", mis, None, "err"),
                                 ("skewed_uninformative", flat_probs, None, "dcg"),
                                 ("skewed_err", probs, None, "err"),
                                 ("two_rankers", probs, order_c, "dcg")):
