@@ -19,7 +19,8 @@ Whatever ``g_t`` and ``q_t`` (both fixed before ``x_t`` is drawn), ``E[phi_t | p
 exactly, so ``phi_t - R`` is a martingale difference sequence. Two consequences:
 
 - **any predictable weighting** ``R_hat_t = sum_i a_i phi_i / sum_i a_i`` is unbiased; with
-  ``a_i = 1 / (|U_i| (|U_i| - 1))`` (:func:`desraj_weights`) and uniform ``q`` with a constant
+  ``a_i = 1 / (|U_i| (|U_i| - 1))`` (normalized to a first weight of 1; a last query's is
+  infinite: its term is the pool's value) and uniform ``q`` with a constant
   ``g`` it *is* the sample mean of a simple random sample without replacement (the weights that
   make the two equal do not depend on ``n``), so the estimator is random sampling's when the
   label model carries no information, and better when it does;
@@ -70,7 +71,7 @@ import math
 
 import numpy as np
 
-__all__ = ["distinct_order", "desraj_weights", "desraj_terms", "confidence_sequence", "finite_estimate",
+__all__ = ["distinct_order", "desraj_terms", "confidence_sequence", "finite_estimate",
            "SLOPE_PRIOR", "ASYMPTOTIC_FROM", "BET_CAP", "PRIOR_TERMS", "GRID"]
 
 #: pseudo-queries at slope 1 in the control variate's least-squares slope (each weighs the pool's
@@ -104,18 +105,6 @@ def distinct_order(draws) -> tuple[np.ndarray, np.ndarray]:
     return draws[first], first + 1
 
 
-def desraj_weights(n_left) -> np.ndarray:
-    """The predictable weights ``1 / (|U_t| (|U_t| - 1))`` of :func:`desraj_terms`' terms
-    (``n_left``: the unlabelled queries before each draw, ``|U_t|``), normalized to a first weight
-    of 1: with uniform sampling and a constant control variate the weighted mean of the terms is
-    the sample mean (module docstring). A last query (``|U_t| = 1``) gets an infinite weight: its
-    term is the pool's value."""
-    u = np.asarray(n_left, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        w = 1.0 / (u * (u - 1.0))
-    return w / w[0] if u.size and np.isfinite(w[0]) else w
-
-
 def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
     """The terms of the finite-population estimator (module docstring) for the distinct labelled
     queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
@@ -125,7 +114,7 @@ def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
     each labelled query.
 
     Returns arrays of ``len(seq)``: ``phi`` (the terms), ``low`` / ``high`` (each term's range,
-    known before its draw), ``weight`` (:func:`desraj_weights`), ``left`` (``|U_t|``), ``r_low`` /
+    known before its draw), ``weight`` (the predictable weight ``a_t``, module docstring), ``left`` (``|U_t|``), ``r_low`` /
     ``r_high`` (the bounds on ``R`` the labels so far give outright), ``center`` (the predictable
     estimate before each draw) and ``slope`` (the control variate's ``b_t``)."""
     q = np.asarray(q, dtype=np.float64)
