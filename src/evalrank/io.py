@@ -149,10 +149,9 @@ def _umask() -> int:
     return mask
 
 
-def open_text(path: str | os.PathLike):
-    """Open a text file for reading the way users' files come: gzip-compressed or not (by
-    its magic bytes), UTF-8 with or without a byte-order mark. A missing file or a
-    directory raises with the path named."""
+def open_bytes(path: str | os.PathLike):
+    """Open a file for reading as bytes the way users' files come: gzip-compressed or not (by
+    its magic bytes). A missing file or a directory raises with the path named."""
     path = Path(path)
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a file")
@@ -163,8 +162,15 @@ def open_text(path: str | os.PathLike):
     if gz:
         import gzip
 
-        return gzip.open(path, "rt", encoding="utf-8-sig", errors="strict")
-    return open(path, encoding="utf-8-sig", errors="strict")
+        return gzip.open(path, "rb")
+    return open(path, "rb")
+
+
+def open_text(path: str | os.PathLike):
+    """Open a text file for reading the way users' files come: :func:`open_bytes` (gzip or
+    not), UTF-8 with or without a byte-order mark. A missing file or a directory raises with the
+    path named."""
+    return _io.TextIOWrapper(open_bytes(path), encoding="utf-8-sig", errors="strict")
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:

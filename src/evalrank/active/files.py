@@ -64,15 +64,10 @@ PLAN_SETTINGS = ("measure", "method", "seed", "epsilon", "budget", "rounds", "ro
 def _lines(path):
     """The fields of each line that is neither blank nor a comment, with its number; a line that is
     not UTF-8 text, or holds a NUL byte, stops with the file and line (a binary file given by
-    mistake). gzip-compressed files are read as :func:`evalrank.io.open_text` reads them."""
-    import gzip
+    mistake). gzip-compressed or not, as :func:`evalrank.io.open_bytes` opens them."""
+    from evalrank.io import open_bytes
 
-    from evalrank.io import open_text
-
-    open_text(path).close()   # a missing file, a directory: named
-    with open(path, "rb") as probe:
-        zipped = probe.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if zipped else open(path, "rb")) as fh:
+    with open_bytes(path) as fh:
         for number, raw in enumerate(fh, start=1):
             if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
@@ -249,7 +244,6 @@ def judge_probs(run, judge, *, run_b=None, n_grades: int | None = None, referenc
     G = _n_grades(top + 1 if n_grades is None else n_grades, judged, judge)
     if ref:
         _n_grades(G, ref, reference)
-    if ref:
         counts = np.ones((G, G))            # [judge's grade, true grade], one pseudo-document each
         for key, (y, _) in ref.items():
             if key in judged:

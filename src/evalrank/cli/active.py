@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from evalrank.cli.common import _log, add_command
+from evalrank.cli.common import _log, add_command, same_file
 
 __all__ = ["add_parsers"]
 
@@ -20,22 +20,14 @@ MODEL_OPTIONS = ("probs", "calibrate_from", "judge", "letor", "model", "grades",
 
 def _not_an_input(a, outputs, inputs) -> None:
     """Refuse an output option that names one of the command's inputs (writing it would replace
-    the input): the option and the input's option named."""
-    from pathlib import Path
-
-    def same(x, y) -> bool:
-        try:
-            return Path(x).exists() and Path(y).exists() and Path(x).samefile(Path(y))
-        except OSError:
-            return False
-
+    the input, :func:`evalrank.cli.common.same_file`): the option and the input's option named."""
     for out in outputs:
         target = getattr(a, out)
         if not target:
             continue
         for name in inputs:
             given = getattr(a, name, None)
-            if given and (str(given) == str(target) or same(given, target)):
+            if given and same_file(target, given):
                 raise ValueError(f"--{out.replace('_', '-')} {target} is the input of --{name.replace('_', '-')}: "
                                  "writing it would replace that input; write elsewhere")
 
@@ -46,7 +38,7 @@ def cmd_active_plan(a):
 
     _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b",
                                               *(o for o in MODEL_OPTIONS if o != "grades")))
-    if a.out and a.new_queries and str(a.out) == str(a.new_queries):
+    if a.out and a.new_queries and same_file(a.out, a.new_queries):
         raise ValueError(f"--new-queries {a.new_queries} is also --out: give two files")
 
     if a.continue_plan:

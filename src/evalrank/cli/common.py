@@ -14,6 +14,15 @@ import time
 __all__ = ["HelpFormatter", "Parser", "add_command", "_log", "named_paths", "partition_map", "stage_flags"]
 
 
+def same_file(out, path) -> bool:
+    """Whether the output ``out`` and the input ``path`` are one file (a link, another spelling
+    of the path): writing one would replace the other."""
+    try:
+        return os.path.samefile(out, path)
+    except OSError:   # either does not exist (yet)
+        return os.path.abspath(out) == os.path.abspath(path)
+
+
 def _log(msg: str) -> None:
     """One progress line on stderr (into the rule's log)."""
     print(f"[evalrank {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from evalrank.cli.common import add_command
+from evalrank.cli.common import add_command, same_file
 from evalrank.metrics.conventions import names_text
 
 __all__ = ["add_parsers", "DEFAULT_MEASURES"]
@@ -83,7 +83,7 @@ def _check_files(a) -> None:
         if not a.out.strip():
             raise ValueError(f"-o {a.out!r}: an empty file name")
         for path in inputs:
-            if path != "-" and _same_file(a.out, path):
+            if path != "-" and same_file(a.out, path):
                 raise ValueError(f"-o {a.out}: that is the input {path}; writing there would replace it")
     if getattr(a, "N", 0) < 0:
         raise ValueError(f"-N {a.N}: the number of documents in the collection must be 0 or more")
@@ -93,14 +93,6 @@ def _check_files(a) -> None:
 
     if a.convention not in CONVENTIONS:
         raise ValueError(f"--convention {a.convention!r}: not a convention; one of {names_text()}")
-
-
-def _same_file(out: str, path: str) -> bool:
-    """Whether ``out`` and ``path`` are one file (a link, another spelling of the path)."""
-    try:
-        return os.path.samefile(out, path)
-    except OSError:   # either does not exist (yet)
-        return os.path.abspath(out) == os.path.abspath(path)
 
 
 def cmd_evaluate(a) -> None:
