@@ -104,7 +104,9 @@ class Progress:
                      + f"; {_fmt(self.clock() - self.start)} elapsed")
 
     def _running(self) -> str:
-        c = Counter(_stage(r, self.known) + ":" + r for r in self.running.values())
+        # a snapshot first: the heartbeat's thread calls this while feed adds and removes jobs
+        # (list() of a dict's values is one step under the GIL; iterating the dict is not)
+        c = Counter(_stage(r, self.known) + ":" + r for r in list(self.running.values()))
         return ", ".join(f"{k.split(':', 1)[1]} x{n}" if n > 1 else k.split(":", 1)[1] for k, n in c.most_common(3))
 
     def feed(self, line: str) -> None:
