@@ -22,8 +22,15 @@ topics, sessions) in the pool or behind the test, the Monte Carlo repetitions an
 error of the number the verdict compares, and from these the smallest difference the run can
 tell (:data:`Z_RESOLVE` standard errors). :func:`powered` turns a verdict into "not tested", with
 the numbers, when that resolution is coarser than the tolerance that separates the verdicts, or
-the pool is smaller than the claim's stated minimum: a 68-query pool must not read like one of
+the pool is smaller than the claim's stated minimum: a small pool must not read like one of
 thousands.
+
+One rule more, which every finding goes through (:func:`within_resolution`, applied when a
+:class:`Finding` is made): a verdict is only as strong as the run. A finding whose power names the
+number it judges and the thresholds where its verdict changes (:class:`Margin`: ``Power.value`` and
+``Power.thresholds`` with the power's resolution, or ``Power.margins`` for a verdict decided by
+several numbers, each with the resolution of that number) reads "not tested (resolution …)" when a
+judged number lies closer to a threshold than its resolution: the run cannot tell on which side it is.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Finding", "Power", "Outputs", "VERDICTS", "PAPERS", "Z_RESOLVE", "collect", "render_markdown",
+__all__ = ["Finding", "Power", "Margin", "within_resolution", "Outputs", "VERDICTS", "PAPERS", "Z_RESOLVE", "collect", "render_markdown",
            "render_html", "fmt", "pct", "verdict_within", "is_nan", "powered", "MIN_TEST_N"]
 
 #: The verdicts, in the order the summary counts them.
@@ -64,6 +71,43 @@ MIN_TEST_N = 30
 
 
 @dataclass(frozen=True)
+class Margin:
+    """One number a verdict judges against one threshold where the verdict changes, with the
+    resolution of *that* number (the smallest difference the run tells; :data:`Z_RESOLVE` standard
+    errors of it): ``of`` names the number. :attr:`unresolved` when the number lies closer to the
+    threshold than the resolution (NaN numbers or resolutions never are)."""
+
+    of: str
+    value: float
+    threshold: float
+    resolution: float
+    percent: bool = False
+
+    @property
+    def distance(self) -> float:
+        return abs(float(self.value) - float(self.threshold))
+
+    @property
+    def unresolved(self) -> bool:
+        v, t, r = (float(x) if not is_nan(x) else float("nan") for x in (self.value, self.threshold, self.resolution))
+        return not (math.isnan(v) or math.isnan(t) or math.isnan(r)) and abs(v - t) < r
+
+    def _num(self, x) -> str:
+        return _number(x, self.percent)
+
+    def text(self) -> str:
+        """e.g. "ERR saving 14.6 % against the threshold 15.0 % (resolution 4.0 %)"."""
+        return (f"{self.of + ' ' if self.of else ''}{self._num(self.value)} against the threshold "
+                f"{self._num(self.threshold)} (resolution {self._num(self.resolution)})")
+
+
+def _number(x, percent: bool) -> str:
+    if not percent:
+        return fmt(x)
+    return pct(x, 1) if is_nan(x) or abs(float(x)) >= 0.001 else f"{fmt(100 * float(x), 2)} %"
+
+
+@dataclass(frozen=True)
 class Power:
     """What a run can resolve for one claim, stated beside its verdict (issue 30 item 2).
 
@@ -82,9 +126,22 @@ class Power:
     how: str = ""
     note: str = ""
     percent: bool = False
+    #: the number the verdict judges (in the unit of ``se``) and the thresholds where the verdict
+    #: changes: each a :class:`Margin` with :attr:`resolves` (:meth:`judged`)
+    value: float | None = None
+    thresholds: tuple = ()
+    #: the resolution of the judged number when it is not :data:`Z_RESOLVE` ``se`` (e.g. a rank's
+    #: smallest step); None: from ``se``
+    resolution: float | None = None
+    #: further judged numbers, each with its own resolution (a verdict decided by several numbers)
+    margins: tuple = ()
 
     def __post_init__(self):
-        for k in ("n", "repetitions", "se"):
+        object.__setattr__(self, "thresholds", tuple(self.thresholds))
+        object.__setattr__(self, "margins", tuple(self.margins))
+        if any(not isinstance(m, Margin) for m in self.margins):
+            raise TypeError("Power.margins must hold Margin objects")
+        for k in ("n", "repetitions", "se", "resolution"):
             v = getattr(self, k)
             if v is not None and not isinstance(v, (int, float)) and not hasattr(v, "__float__"):
                 raise TypeError(f"Power.{k} must be a number or None, got {type(v).__name__}")
@@ -95,12 +152,19 @@ class Power:
     def resolves(self) -> float:
         """The smallest difference this run resolves: :data:`Z_RESOLVE` standard errors (NaN
         without a standard error)."""
+        if self.resolution is not None:
+            return float(self.resolution)
         return float("nan") if self.se is None or is_nan(float(self.se)) else Z_RESOLVE * float(self.se)
 
+    def judged(self) -> tuple:
+        """The :class:`Margin` s the verdict is judged on: ``value`` against each of ``thresholds``
+        (resolution :attr:`resolves`), then ``margins``."""
+        own = () if self.value is None else tuple(
+            Margin(self.of, self.value, t, self.resolves, self.percent) for t in self.thresholds)
+        return own + self.margins
+
     def _num(self, x) -> str:
-        if not self.percent:
-            return fmt(x)
-        return pct(x, 1) if abs(float(x)) >= 0.001 else f"{fmt(100 * float(x), 2)} %"
+        return _number(x, self.percent)
 
     def text(self) -> str:
         """One line: e.g. "68 queries in the pool; 5,000 campaigns; ERR saving ± 1.2 % (1 se, delta
@@ -114,6 +178,14 @@ class Power:
             how = f", {self.how}" if self.how else ""
             parts.append(f"{self.of + ' ' if self.of else ''}± {self._num(self.se)} (1 se{how}): differences "
                          f"under {self._num(self.resolves)} are not resolved")
+        if self.resolution is not None and self.se is None:
+            parts.append(f"{self.of + ' ' if self.of else ''}resolution {self._num(self.resolution)}")
+        judged = self.judged()
+        if judged:
+            near = min(judged, key=lambda m: m.distance / m.resolution
+                       if not is_nan(m.resolution) and m.resolution > 0 else math.inf)
+            parts.append("judged: " + near.text() + (f", the nearest of {len(judged)} thresholds" if len(judged) > 1
+                                                     else ""))
         if self.note:
             parts.append(self.note)
         return "; ".join(parts) if parts else "not stated"
@@ -166,6 +238,10 @@ class Finding:
             raise ValueError(f"verdict must be one of {list(VERDICTS)}, got {self.verdict!r}")
         if self.power is not None and not isinstance(self.power, Power):
             raise TypeError(f"power must be a Power or None, got {type(self.power).__name__}")
+        ruled = within_resolution(self.verdict, self.reason, self.power)
+        if ruled is not None:  # the one rule every finding goes through (module docstring)
+            object.__setattr__(self, "verdict", "not tested")
+            object.__setattr__(self, "reason", ruled)
 
     def with_power(self, power: Power, **rule) -> Finding:
         """This finding with ``power`` attached and its verdict re-judged by :func:`powered`
@@ -188,6 +264,26 @@ class Finding:
         if not isinstance(source, str):
             source = ", ".join(source)
         return cls(claim=claim, ours="—", verdict="not tested", reason=reason, source=source, power=power)
+
+
+def within_resolution(verdict: str, reason: str, power: Power | None) -> str | None:
+    """The rule every finding goes through (applied by :class:`Finding` itself): a verdict is only
+    as strong as the run. When a number the verdict judges lies closer to a threshold where the
+    verdict changes than that number's resolution (:meth:`Power.judged`, :attr:`Margin.unresolved`),
+    the finding reads "not tested (resolution …)": returns that reason, naming the number, the
+    threshold and the resolution, then what the numbers alone would say; None when the verdict
+    stands (already "not tested", no power, nothing judged, or every judged number resolved)."""
+    if verdict == "not tested" or power is None:
+        return None
+    near = [m for m in power.judged() if m.unresolved]
+    if not near:
+        return None
+    m = min(near, key=lambda m: m.distance)
+    more = f" (and {len(near) - 1} more judged number(s) inside theirs)" if len(near) > 1 else ""
+    return (f"not tested (resolution {m._num(m.resolution)}): {m.of + ' ' if m.of else ''}{m._num(m.value)} lies "
+            f"{m._num(m.distance)} from the threshold {m._num(m.threshold)} where the verdict changes, inside the "
+            f"resolution{more}: this run cannot tell on which side it is. The numbers alone would read "
+            f"\"{verdict}\": {reason}")
 
 
 class Outputs:
@@ -294,8 +390,9 @@ HEADER = ("Rendered from this run's tables by `evalrank stage findings`: every n
           "the papers'. Verdicts: **reproduced** (our number agrees within the stated tolerance, or "
           "the claimed pattern holds), **partly** (part of the claim holds, or the agreement is "
           "loose), **not reproduced** (our data contradict it), **not tested** (this config does not "
-          "measure it, or cannot resolve it: too few queries, or a Monte Carlo error larger than the "
-          "tolerance). **resolves** states, per claim, the queries behind our number, the Monte Carlo "
+          "measure it, or cannot resolve it: too few queries, a Monte Carlo error larger than the "
+          "tolerance, or a judged number closer to the threshold where its verdict changes than its "
+          "resolution: \"not tested (resolution …)\"). **resolves** states, per claim, the queries behind our number, the Monte Carlo "
           "repetitions and the standard error of the number the verdict compares.")
 
 
