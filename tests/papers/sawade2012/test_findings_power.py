@@ -85,25 +85,30 @@ def _rf(items):
 
 
 def test_saving_verdict_needs_its_repetitions_and_its_pool(tmp_path):
-    out, s = _tables(tmp_path / "a")
+    out, s = _tables(tmp_path / "a", runs=20000)
     f = _rf(sawade.findings(out))
     assert 0.15 <= s <= 0.25 and f.verdict == "reproduced"  # within 5 points of the paper's 20 %
     se = f.power.se
     assert se == pytest.approx(sawade.curve_se(out.csv(sawade.CURVES), "fig1_rf", "err", 300))
-    assert "1,000 queries in the pool" in f.resolves and "5,000 Monte Carlo repetitions" in f.resolves
+    assert "1,000 queries in the pool" in f.resolves and "20,000 Monte Carlo repetitions" in f.resolves
     assert f"± {100 * se:.1f} %" in f.resolves
-    # 100x fewer repetitions: the se grows 10x, 2 se exceed the 5-point tolerance
+    # 4x fewer repetitions: 2 se (3.7 points) reach past the band's edge at 25 % (3.5 points away)
+    near, _ = _tables(tmp_path / "n", runs=5000)
+    n = _rf(sawade.findings(near))
+    assert n.verdict == "not tested" and n.reason.startswith("not tested (resolution 3.7 %): ERR saving 21.5 %")
+    assert "threshold 25.0 %" in n.reason
+    # 400x fewer repetitions: the se grows 20x, 2 se exceed the 5-point tolerance
     few, _ = _tables(tmp_path / "b", runs=50)
     g = _rf(sawade.findings(few))
-    assert g.power.se == pytest.approx(10 * se, rel=1e-9)
+    assert g.power.se == pytest.approx(20 * se, rel=1e-9)
     assert 2 * g.power.se > sawade.TOL and g.verdict == "not tested"
     assert "exceed the tolerance 5.0 %" in g.reason and '"reproduced"' in g.reason
     # a pool below MIN_POOL
-    small, _ = _tables(tmp_path / "c", pool=68)
+    small, _ = _tables(tmp_path / "c", pool=68, runs=20000)
     h = _rf(sawade.findings(small))
     assert h.verdict == "not tested" and "68 queries in the pool cannot resolve" in h.reason
     assert f"at least {sawade.MIN_POOL}" in h.reason
-    edge, _ = _tables(tmp_path / "d", pool=sawade.MIN_POOL)
+    edge, _ = _tables(tmp_path / "d", pool=sawade.MIN_POOL, runs=20000)
     assert _rf(sawade.findings(edge)).verdict == "reproduced"
 
 

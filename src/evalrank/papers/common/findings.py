@@ -245,7 +245,14 @@ class Finding:
 
     def with_power(self, power: Power, **rule) -> Finding:
         """This finding with ``power`` attached and its verdict re-judged by :func:`powered`
-        (``rule``: its ``tol``, ``min_n``, ``why``)."""
+        (``rule``: its ``tol``, ``min_n``, ``why``). The judged numbers of this finding's own power
+        (:attr:`Power.margins`, each with its resolution) are carried over to ``power``; a verdict
+        already made "not tested" by :func:`within_resolution` stays so."""
+        if self.power is not None and self.power.margins:
+            from dataclasses import replace
+
+            power = replace(power, margins=tuple(power.margins) + tuple(m for m in self.power.margins
+                                                                          if m not in power.margins))
         return powered(self.claim, self.ours, self.verdict, self.reason, self.source, power, **rule)
 
     @property

@@ -168,7 +168,9 @@ def _dcg(savings, curves, split) -> list[Finding]:
         se = _saving_se(savings, curves, twin)
         power = Power(n=pool_queries(oracle) if not oracle.empty else None, unit="queries in the pool",
                       repetitions=int(runs.min()) if len(runs) else None, se=None if is_nan(se) else se,
-                      of="calibrated DCG saving", how="delta method on curves.csv", percent=True)
+                      of="calibrated DCG saving", how="delta method on curves.csv", percent=True,
+                      # the verdict's thresholds: 0, half the ERR saving, the paper's model's DCG saving
+                      value=d1, thresholds=tuple(t for t in (0.0, HALF * e1, d0) if not is_nan(t)))
         out.append(_finding(f"{DCG_CLAIM} (`{base}`)", ours, verdict, reason, f"{SAVINGS}, {SPLIT}", power,
                             min_pool=True))
     return out
