@@ -101,12 +101,12 @@ def _runs(tmp_path, zero_topic=False):
 def test_risk_checks_every_argument_before_writing(tmp_path):
     qrels, runs = _runs(tmp_path)
     out_dir = tmp_path / "out"
-    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysZ", "--out-dir", out_dir).stderr
-    assert "--baseline 'sysZ' is not a run" in err and not out_dir.exists(), err
-    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--measure", "mapp",
+    err = run("risk", qrels, runs, "--baseline", "sysZ", "--out-dir", out_dir).stderr
+    assert "--baseline 'sysZ' is not one of the runs given" in err and not out_dir.exists(), err
+    err = run("risk", qrels, runs, "--baseline", "sysA", "-m", "mapp",
               "--out-dir", out_dir).stderr
     assert "measure 'mapp' is not known" in err and not out_dir.exists(), err
-    run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--out-dir", out_dir, check_rc=0)
+    run("risk", qrels, runs, "--baseline", "sysA", "--out-dir", out_dir, check_rc=0)
     assert (out_dir / "table6.csv").exists()
 
 
@@ -120,9 +120,9 @@ def test_risk_treats_all_zero_topics_as_the_library_does(tmp_path):
     names, topics, X, _ = score_trec_runs(qrels, sorted(runs.iterdir()))
     with pytest.raises(ValueError, match="every system scores 0"):
         risk.georisk(X, 0, 1.0)
-    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA").stderr
+    err = run("risk", qrels, runs, "--baseline", "sysA").stderr
     assert "every run scores 0 on 1 topic(s) (3)" in err and "--zero-totals ignore" in err, err
-    out = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--zero-totals", "ignore",
+    out = run("risk", qrels, runs, "--baseline", "sysA", "--zero-totals", "ignore",
               "--format", "json", check_rc=0).stdout
     import json
 
@@ -380,7 +380,7 @@ def test_out_dir_errors_name_the_option(tmp_path):
     temporary file's name)."""
     qrels, runs = _runs(tmp_path)
     (tmp_path / "out" / "table6.csv").mkdir(parents=True)
-    err = run("risk", "--qrels", qrels, "--runs", runs, "--baseline", "sysA", "--out-dir", tmp_path / "out").stderr
+    err = run("risk", qrels, runs, "--baseline", "sysA", "--out-dir", tmp_path / "out").stderr
     assert err.endswith(f"\nevalrank risk: error: --out-dir {tmp_path / 'out' / 'table6.csv'}: Is a directory\n"), err
 
 

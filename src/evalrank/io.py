@@ -36,6 +36,7 @@ __all__ = [
     "Arrays",
     "damaged_archives",
     "write_table",
+    "format_table",
     "read_table",
     "write_json",
 ]
@@ -275,6 +276,16 @@ def write_table(df, path: str | os.PathLike, float_format: str = "%.6g") -> None
     so tables are byte-identical across runs and core counts."""
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+
+
+def format_table(df, fmt: str, float_format: str = "%.6g") -> str:
+    """A table as programs read it: ``csv``, ``tsv`` (a header, one row per line, ``float_format``,
+    blanks for missing values) or ``json`` (a list of records, null for missing values)."""
+    if fmt == "json":
+        return df.to_json(orient="records", indent=1, double_precision=15) + "\n"
+    if fmt not in ("csv", "tsv"):
+        raise ValueError(f"format {fmt!r}: not one of csv, tsv, json")
+    return df.to_csv(sep="," if fmt == "csv" else "\t", index=False, float_format=float_format, lineterminator="\n")
 
 
 def read_table(path: str | os.PathLike):

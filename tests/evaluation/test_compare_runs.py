@@ -91,8 +91,10 @@ def test_unknown_and_repeated_runs(files):
         _table("runs/c.txt")
     assert str(e.value) == ("baseline 'runs/c.txt' is not one of the runs given; give a run's path or name: "
                             "runs/a.txt (a.txt), runs/b.txt (b.txt)")
-    with pytest.raises(ValueError, match="baseline 'a' is not one of the runs given"):
-        _table("a")
+    with pytest.raises(ValueError, match="baseline 'c' is not one of the runs given"):
+        _table("c")
+    # a file name without its extension selects that file (issue 50: --baseline bm25 for bm25.txt)
+    pd.testing.assert_frame_equal(_table("a"), _table("runs/a.txt"), check_exact=True)
     with pytest.raises(ValueError, match="runs: the same run file is given twice, runs/a.txt and ./runs/a.txt"):
         _table("a.txt", runs=["runs/a.txt", "./runs/a.txt"])
 

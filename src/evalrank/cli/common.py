@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-__all__ = ["HelpFormatter", "Parser", "add_command", "_log", "named_paths", "partition_map", "stage_flags"]
+__all__ = ["FORMATS", "HelpFormatter", "Parser", "add_command", "add_format", "deprecated", "_log", "named_paths", "partition_map", "stage_flags"]
 
 
 def same_file(out, path) -> bool:
@@ -21,6 +21,24 @@ def same_file(out, path) -> bool:
         return os.path.samefile(out, path)
     except OSError:   # either does not exist (yet)
         return os.path.abspath(out) == os.path.abspath(path)
+
+
+#: ``--format`` of every command that prints a table: text for the console (each command's own),
+#: the others for programs (:func:`evalrank.io.format_table`)
+FORMATS = ("text", "csv", "tsv", "json")
+
+
+def add_format(s, text: str, default: str = "text", note: str = "") -> None:
+    """The ``--format text|csv|tsv|json`` option; ``text``: what the text format is; ``note``: said
+    of the default (when it is None: chosen by the command)."""
+    s.add_argument("--format", choices=FORMATS, default=default,
+                   help=f"text: {text}; csv, tsv: one row per line with a header; json: a list of records{note}")
+
+
+def deprecated(command: str, old: str, new: str) -> None:
+    """The one line on stderr that an old spelling still works, and what replaces it."""
+    print(f"evalrank {command}: {old} is deprecated and will be removed in the next release; {new}",
+          file=sys.stderr, flush=True)
 
 
 def _log(msg: str) -> None:

@@ -186,6 +186,7 @@ __all__ = [
     "compare",
     "compare_table",
     "check_numeric_measures",
+    "select_run",
     "check_options",
     "content_stream",
     "adjust_p",
@@ -560,11 +561,24 @@ def _named_runs(runs):
     return dict(zip(names, runs)), list(zip(names, paths))
 
 
+def _stem(path: str) -> str:
+    """A run file's name without its extension (and a compression suffix): ``runs/bm25.txt``,
+    ``bm25.run.gz`` -> ``bm25``, ``bm25.run``."""
+    name = Path(path).name
+    for ext in (".gz", ".bz2", ".xz"):
+        if name.endswith(ext) and len(name) > len(ext):
+            name = name[:-len(ext)]
+            break
+    stem, dot, _ = name.rpartition(".")
+    return stem if dot and stem else name
+
+
 def _resolve(selector, entries: list[tuple[str, str | None]], arg: str) -> str:
     """The run name ``selector`` stands for: a run given as that file (any
     spelling of its path: ``runs/a.txt``, ``./runs/a.txt``, absolute, a
-    link), else a run of that name, else a run of that file name (an error
-    naming the paths when several runs have it). A selector that is none of
+    link), else a run of that name, else a run of that file name, else one
+    of that file name without its extension (``bm25`` for ``runs/bm25.txt``;
+    an error naming the paths when several runs have it). A selector that is none of
     these is returned as it is (compare_table reports an unknown name) unless
     the runs are files: then the error lists them."""
     if isinstance(selector, os.PathLike):
@@ -578,17 +592,26 @@ def _resolve(selector, entries: list[tuple[str, str | None]], arg: str) -> str:
     names = [n for n, _ in entries]
     if selector in names:
         return selector
-    hits = [(n, p) for n, p in with_path if Path(p).name == selector]
-    if len(hits) == 1:
-        return hits[0][0]
-    if len(hits) > 1:
-        raise ValueError(f"{arg} {selector!r} is ambiguous: {len(hits)} runs have that file name, "
-                         + " and ".join(p for _, p in hits) + "; give the path of the one you mean")
+    for what, key in (("file name", lambda p: Path(p).name), ("file name without its extension", _stem)):
+        hits = [(n, p) for n, p in with_path if key(p) == selector]
+        if len(hits) == 1:
+            return hits[0][0]
+        if len(hits) > 1:
+            raise ValueError(f"{arg} {selector!r} is ambiguous: {len(hits)} runs have that {what}, "
+                             + " and ".join(p for _, p in hits) + "; give the path of the one you mean")
     if entries and len(with_path) == len(entries):
         shown = ", ".join(f"{p} ({n})" if n != p else p for n, p in entries[:20])
         raise ValueError(f"{arg} {selector!r} is not one of the runs given; give a run's path or name: {shown}"
                          + (f" and {len(entries) - 20} more" if len(entries) > 20 else ""))
     return selector
+
+
+def select_run(selector, paths, arg: str = "baseline") -> str:
+    """The name of the run among the files ``paths`` that ``selector`` selects, as
+    :func:`compare` selects its baseline (a path of the file, the run's name, its file name with
+    or without the extension); one line naming ``arg`` and the runs when none or several match."""
+    _, entries = _named_runs([os.fspath(p) for p in paths])
+    return _resolve(selector, entries, arg)
 
 
 def compare(qrels, runs, measures, *, baseline: str, test=None, correction: str = "holm", alpha: float = 0.05,
@@ -610,9 +633,9 @@ def compare(qrels, runs, measures, *, baseline: str, test=None, correction: str 
     ``{name: run}``. ``baseline`` and each ``test`` select a run by path or
     by name: the path as given or any other path of the same file
     (``./runs/bm25.txt``, an absolute path, a link), or the run's name, or
-    its file name when one run has it (when several have it, e.g.
-    ``run.txt`` above, the error names their paths). Checked before any run
-    is evaluated.
+    its file name when one run has it, with or without its extension
+    (``bm25``; when several have it, e.g. ``run.txt`` above, the error names
+    their paths). Checked before any run is evaluated.
     """
     from evalrank.evaluation.evaluate import evaluate
 

@@ -65,9 +65,9 @@ def test_trec_table6_checks_every_argument_before_reading(tmp_path):
     (tmp_path / "qrels").write_text("".join(f"{q} 0 d{q % 2 + 1} 1\n" for q in (1, 2, 3)))
     kw = dict(baseline="a", measure="err@20", alphas=[0, 5], top=3, max_grade=4, convention="gdeval",
               zero_totals="raise")
-    with pytest.raises(FileNotFoundError, match="--runs .* is not a directory"):
+    with pytest.raises(FileNotFoundError, match="RUN .*nowhere: no such file or directory"):
         tables.trec_table6(tmp_path / "qrels", tmp_path / "nowhere", **kw)
-    with pytest.raises(ValueError, match="--baseline 'z' is not a run"):
+    with pytest.raises(ValueError, match="--baseline 'z' is not one of the runs given"):
         tables.trec_table6(tmp_path / "qrels", runs, **dict(kw, baseline="z"))
     with pytest.raises(ValueError, match="--top must be >= 1"):
         tables.trec_table6(tmp_path / "qrels", runs, **dict(kw, top=0))

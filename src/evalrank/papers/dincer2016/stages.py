@@ -90,9 +90,14 @@ def table6_args(s, defaults: bool) -> None:
         return {"required": True}, f" (dincer2016.population.{key})"
 
     kw, key = opt("err@20", "measure")
-    s.add_argument("--measure", **kw, help=("per-topic measure: err@k or ndcg@k" if not defaults else
-                                            "per-topic measure: err@k, ndcg@k or any measure of 'evalrank evaluate' "
-                                            "(map, ndcg_cut.20, ...)") + key)
+    if defaults:  # the front door's -m, as evaluate's and compare's; --measure kept for one release
+        s.add_argument("-m", dest="measure", metavar="MEASURE", **kw,
+                       help="per-topic measure: err@k, ndcg@k or any measure of 'evalrank evaluate' "
+                            "(map, ndcg_cut.20, ...)")
+        s.add_argument("--measure", dest="old_measure", metavar="MEASURE",
+                       help="deprecated, removed in the next release: use -m (default: -m's value)")
+    else:
+        s.add_argument("--measure", **kw, help="per-topic measure: err@k or ndcg@k" + key)
     kw, key = opt([0, 1, 5, 10, 20], "alphas")
     s.add_argument("--alphas", type=float, nargs="+", **kw,
                    help="risk weights alpha of the table's columns; Fig. 3 runs over 0..max" + key)

@@ -64,33 +64,47 @@ def table6_files(population, *, out_dir, baseline: str, alphas, top: int, measur
 
 
 def _run_files(runs) -> list:
-    runs_dir = Path(runs)
-    if not runs_dir.is_dir():
-        raise FileNotFoundError(f"--runs {runs_dir} is not a directory of TREC run files")
-    paths = sorted(p for p in runs_dir.iterdir() if p.is_file() and not p.name.startswith("."))
+    """The run files of ``runs``: a list of files (a folder among them stands for its files), or
+    one folder or file."""
+    import os
+
+    items = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    paths = []
+    for item in items:
+        path = Path(item)
+        if path.is_dir():
+            paths += sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise FileNotFoundError(f"RUN {path}: no such file or directory")
     if len(paths) < 2:
-        raise ValueError(f"--runs {runs_dir} holds {len(paths)} run file(s); risk needs a population (>= 2)")
+        raise ValueError(f"RUN: {len(paths)} run file(s) given ({', '.join(map(str, items))}); risk needs a "
+                         "population (>= 2)")
     return paths
 
 
 def trec_table6(qrels, runs, *, baseline: str, measure: str, alphas, top: int, max_grade: int, convention: str,
                 zero_totals: str, out_dir=None, log=None):
-    """Table 6 (Sec. 5) of the TREC runs in the folder ``runs`` against the run ``baseline``, every
-    run scored per topic with ``measure`` against ``qrels``; with ``out_dir`` also the files of
-    :func:`write_table6` and ``population.npz``. Every argument is checked before a file is read or
-    written. Returns Table 6."""
+    """Table 6 (Sec. 5) of the TREC run files ``runs`` (a list of files; a folder stands for its
+    files) against the run ``baseline`` (its path, file name, or file name without the extension:
+    :func:`evalrank.evaluation.compare.select_run`), every run scored per topic with ``measure``
+    against ``qrels``; with ``out_dir`` also the files of :func:`write_table6` and
+    ``population.npz``. Every argument is checked before a file is read or written. Returns
+    Table 6."""
     import numpy as np
 
-    from evalrank.evaluation.compare import check_numeric_measures
+    from evalrank.evaluation.compare import check_numeric_measures, select_run
     from evalrank.metrics.conventions import CONVENTIONS, names_text
     from evalrank.metrics.names import parse_measure
     from evalrank.papers.dincer2016 import population
 
     say = log or (lambda message: None)
     paths = _run_files(runs)
-    if baseline not in {p.name for p in paths}:
-        raise ValueError(f"--baseline {baseline!r} is not a run of --runs {Path(runs)} (the file names, e.g. "
-                         f"{[p.name for p in paths[:5]]})")
+    if len({p.name for p in paths}) < len(paths):
+        raise ValueError("RUN: the run files' names must be unique (they name the systems): "
+                         + ", ".join(str(p) for p in paths if [q.name for q in paths].count(p.name) > 1))
+    baseline = select_run(baseline, paths, "--baseline")
     if top < 1:
         raise ValueError(f"--top must be >= 1, got {top}")
     if not all(np.isfinite(al) and al >= 0 for al in alphas):
