@@ -115,7 +115,7 @@ def test_an_extras_module_missing_anywhere_is_named_with_its_extra(tmp_path):
     code = ("import sys\n"
             "sys.modules.update({'matplotlib': None, 'matplotlib.pyplot': None})\n"
             "from evalrank.cli import main\n"
-            "sys.exit(main(['risk', '--qrels', 'qrels.txt', '--runs', 'runs', '--baseline', 'a.txt', "
+            "sys.exit(main(['risk', 'qrels.txt', 'runs', '--baseline', 'a.txt', "
             "'--out-dir', 'risk']))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=d,
                          env={**os.environ, "EVALRANK_PROGRESS": "0"})

@@ -149,17 +149,17 @@ def test_check_numeric_measures_takes_names_objects_and_nicknames():
 
 
 # -- risk ----------------------------------------------------------------------------------------
-RISK = ("risk", "--qrels", "qrels", "--runs", "pop", "--baseline", "sysA")
+RISK = ("risk", "qrels", "pop", "--baseline", "sysA")
 
 RISK_REFUSED = {
-    "runid": (["--measure", "runid"], "--measure 'runid' is text per topic (the run's name)"),
-    "relstring": (["--measure", "relstring"], "--measure 'relstring' is text per topic"),
+    "runid": (["-m", "runid"], "-m 'runid' is text per topic (the run's name)"),
+    "relstring": (["-m", "relstring"], "-m 'relstring' is text per topic"),
     "nan alpha": (["--alphas", "nan"], "--alphas must be finite numbers >= 0, got nan"),
     "infinite alpha": (["--alphas", "0", "inf"], "--alphas must be finite numbers >= 0, got 0.0, inf"),
     "negative alpha": (["--alphas", "-1"], "--alphas must be finite numbers >= 0"),
     "unknown convention": (["--convention", "bogus"], "--convention 'bogus' is not one of trec, gdeval"),
     "top 0": (["--top", "0"], "--top must be >= 1"),
-    "unknown baseline": (["--baseline", "sysZ"], "--baseline 'sysZ' is not a run of --runs pop"),
+    "unknown baseline": (["--baseline", "sysZ"], "--baseline 'sysZ' is not one of the runs given"),
 }
 
 
@@ -173,6 +173,7 @@ def test_risk_refuses_in_one_line_naming_the_option(files, case):
     assert not out_dir.exists()  # checked before anything is read or written
 
 
-def test_risk_runs_given_as_a_file_are_refused(files):
-    out = evalrank("risk", "--qrels", "qrels", "--runs", "runs/a.txt", "--baseline", "a.txt")
-    assert out.returncode == 1 and "--runs runs/a.txt is not a directory of TREC run files" in out.stderr
+def test_risk_needs_a_population(files):
+    out = evalrank("risk", "qrels", "runs/a.txt", "--baseline", "a.txt")
+    assert out.returncode == 1 and out.stderr == ("evalrank risk: error: RUN: 1 run file(s) given (runs/a.txt); "
+                                                  "risk needs a population (>= 2)\n"), out.stderr

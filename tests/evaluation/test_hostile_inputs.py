@@ -208,5 +208,5 @@ def test_risk_refuses_a_nul_byte_in_a_run(tmp_path):
     (tmp_path / "q").write_bytes(QRELS)
     (runs / "sysA").write_bytes(RUN)
     (runs / "sysB").write_bytes(RUN.replace(b"d1 1", b"d\x001 1"))
-    r = evalrank("risk", "--qrels", tmp_path / "q", "--runs", runs, "--baseline", "sysA")
+    r = evalrank("risk", tmp_path / "q", runs, "--baseline", "sysA")
     _one_line_error(r, "sysB:1: a NUL byte")

@@ -150,7 +150,7 @@ def _cli(*args):
 
 def test_cli_risk_on_trec_runs(tmp_path):
     qrels, runs = _write_trec(tmp_path, np.random.default_rng(2), n_topics=12, n_runs=5)
-    out = _cli("risk", "--qrels", str(qrels), "--runs", str(tmp_path / "runs"), "--baseline", "run0",
+    out = _cli("risk", str(qrels), str(tmp_path / "runs"), "--baseline", "run0", "--format", "tsv",
                "--top", "3", "--alphas", "0", "5", "--out-dir", str(tmp_path / "out"))
     assert out.returncode == 0, out.stderr
     t6 = pd.read_csv(pd.io.common.StringIO(out.stdout), sep="\t")
@@ -160,10 +160,10 @@ def test_cli_risk_on_trec_runs(tmp_path):
     assert t6["georisk_a5"][0] == pytest.approx(risk.georisk(X, i, 5.0), abs=5e-5)
     for f in ("table6.csv", "observations.csv", "georisk_curves.csv", "fig3.png", "population.npz"):
         assert (tmp_path / "out" / f).stat().st_size > 0
-    out = _cli("risk", "--qrels", str(qrels), "--runs", str(tmp_path / "runs"), "--baseline", "indri")
+    out = _cli("risk", str(qrels), str(tmp_path / "runs"), "--baseline", "indri")
     assert out.returncode == 1 and "baseline 'indri'" in out.stderr
-    out = _cli("risk", "--qrels", str(qrels), "--runs", str(tmp_path / "nowhere"), "--baseline", "run0")
-    assert out.returncode == 1 and "not a directory" in out.stderr
+    out = _cli("risk", str(qrels), str(tmp_path / "nowhere"), "--baseline", "run0")
+    assert out.returncode == 1 and "no such file or directory" in out.stderr
 
 
 def test_cli_risk_example(tmp_path):

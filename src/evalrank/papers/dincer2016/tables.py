@@ -112,7 +112,7 @@ def trec_table6(qrels, runs, *, baseline: str, measure: str, alphas, top: int, m
     if convention not in CONVENTIONS:
         raise ValueError(f"--convention {convention!r} is not one of {names_text()}")
     parse_measure(measure)
-    check_numeric_measures(measure, "--measure")
+    check_numeric_measures(measure, "-m")
     if out_dir and Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise NotADirectoryError(f"--out-dir {out_dir} exists and is not a directory")
     names, topics, X, notes = population.score_trec_runs(qrels, paths, measure=measure, max_grade=max_grade,
