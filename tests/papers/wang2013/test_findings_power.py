@@ -34,7 +34,8 @@ def test_fewer_samples_make_the_limits_and_shares_not_tested(tmp_path):
     # se 100x larger: 2 se of poly:0.5's mean = 2 x 0.01 x 100 / 10 / 0.7 ~ 29 % > the 2 % tolerance
     out = _rewrite(out, "theory/gaps.csv", se=lambda t: t["se"] * 100)
     f = by_claim(wang.findings(out), "Theorems 3, 10")
-    assert f.verdict == "not tested" and "exceed the tolerance 2.0 %" in f.reason
+    # (the gap itself, 1.9 points from the tolerance, is inside its own resolution first)
+    assert f.verdict == "not tested" and f.reason.startswith("not tested (resolution 2")
     # R = 16: a share's se at ½ is 0.125, 2 se = 0.25 > COIN = 0.15
     out = _rewrite(out, "theory/distinguishability.csv", R=lambda t: 16)
     items = wang.findings(out)
@@ -43,7 +44,7 @@ def test_fewer_samples_make_the_limits_and_shares_not_tested(tmp_path):
 
 
 def test_lists_need_their_queries(tmp_path):
-    out = write(tmp_path)
+    out = write(tmp_path, lists_se=0.005)  # every judged number resolved
     assert by_claim(wang.findings(out), "Fig. 2").resolves.startswith("40 queries per list")
     out = _rewrite(out, "theory/lists.csv", queries=lambda t: MIN_TEST_N - 1)
     f = by_claim(wang.findings(out), "Fig. 2")

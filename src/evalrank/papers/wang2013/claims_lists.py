@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from evalrank.papers.common.findings import Finding, Power, fmt
+import math
+
+from evalrank.papers.common.findings import Z_RESOLVE, Finding, Margin, Power, fmt
 
 __all__ = ["lists_findings", "lists_power", "FIGS", "LISTS", "CLOSE", "APART", "SETTLED"]
 
@@ -94,7 +96,40 @@ def _lists_finding(lists, fig: int, claim: str, m, rankers) -> Finding:
     vals = " / ".join(f"{r} {fmt(last[r], 3)}" for r in rankers)
     ours = f"`{m}`, mean over {c.q} queries at n = {fmt(c.n1)}: {vals}"
     more, verdict, reason = {1: _fig1_rule, 2: _fig24_rule, 3: _fig3_rule, 4: _fig24_rule}[fig](c)
-    return Finding(claim, ours + more, verdict, reason, LISTS)
+    return Finding(claim, ours + more, verdict, reason, LISTS, Power(margins=_lists_margins(c, fig)))
+
+
+def _diff_resolution(d, n, a, b) -> float:
+    """:data:`Z_RESOLVE` se of ranker ``a``'s mean minus ``b``'s at list length ``n``: the two means'
+    se in quadrature (lists.csv holds no paired se; on the same queries a positive correlation makes
+    the paired one smaller, so this errs towards "not tested")."""
+    se = d[d["n"] == n].set_index("ranker")["se"]
+    return Z_RESOLVE * math.hypot(float(se.get(a, float("nan"))), float(se.get(b, float("nan"))))
+
+
+def _lists_margins(c, fig: int) -> tuple:
+    """The numbers each figure's rule judges, against its thresholds, each at its own resolution
+    (:func:`_diff_resolution`): the random scorer's gap to the lower trained ranker (Fig. 1: against
+    0; Figs. 2, 4: against :data:`APART`; Fig. 3: |gap| against :data:`APART`), Fig. 1's spread against
+    :data:`CLOSE`, Figs. 2 and 4's moves over the last size step against :data:`SETTLED`."""
+    last, piv, n1 = c.last, c.piv, c.n1
+    low = min(c.trained, key=lambda r: float(last[r]))
+    res = _diff_resolution(c.d, n1, low, "random")
+    gap = f"random's gap to {low} at n = {fmt(n1)}"
+    if fig == 1:
+        hi_r, lo_r = last.idxmax(), last.idxmin()
+        return (Margin(gap, c.gap, 0.0, res),
+                Margin(f"spread ({hi_r} − {lo_r}) at n = {fmt(n1)}", float(last[hi_r] - last[lo_r]), CLOSE,
+                       _diff_resolution(c.d, n1, hi_r, lo_r)))
+    if fig == 3:
+        return (Margin(f"|{gap}|", abs(c.gap), APART, res),)
+    n0 = int(c.sizes[-2])
+    se = c.d.set_index(["n", "ranker"])["se"]
+    steps = tuple(Margin(f"{r}'s move {fmt(n0)} → {fmt(n1)}", abs(float(piv[r].iloc[-1] - piv[r].iloc[-2])), SETTLED,
+                         Z_RESOLVE * math.hypot(float(se.get((n1, r), float("nan"))),
+                                                float(se.get((n0, r), float("nan")))))
+                  for r in piv.columns)
+    return (Margin(gap, c.gap, APART, res),) + steps
 
 
 def _fig1_rule(c) -> tuple[str, str, str]:

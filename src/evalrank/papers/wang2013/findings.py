@@ -69,7 +69,7 @@ from __future__ import annotations
 import math
 import re
 
-from evalrank.papers.common.findings import MIN_TEST_N, Finding, Power, fmt, pct
+from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Margin, Power, fmt, pct
 from evalrank.papers.wang2013.claims_lists import lists_findings, lists_power
 
 TITLE = "Wang et al. (2013), NDCG as lists grow"
@@ -204,7 +204,11 @@ def _limit_finding(out, theorem: str, claim: str) -> Finding:
         reason += (f" {worst.scorer} rises from {fmt(cw['mean'].iloc[0], 3)} at n = {fmt(n0)} to "
                    f"{fmt(cw['mean'].iloc[-1], 3)} at n = {fmt(n)}.")
     reason += " " + WHY[theorem]
-    return Finding(claim, ours, verdict, reason, src)
+    lim = g["limit"].astype(float).abs()
+    margins = tuple(Margin(f"{r.scorer} `{r.measure}` |relative gap|", abs(float(r.rel_gap)), TOL_REL,
+                           Z_RESOLVE * float(r.se) / float(lim[i]), percent=True)
+                    for i, r in g.iterrows() if float(lim[i]) > 0)
+    return Finding(claim, ours, verdict, reason, src, Power(margins=margins))
 
 
 def _no_limit_finding(out) -> Finding:
@@ -313,6 +317,20 @@ def _dist_subset(out, theorems):
     return differ, equal
 
 
+def _share_margins(d, *, coin: bool) -> tuple:
+    """Each (measure, pair) share of ``d`` against the rule's threshold at its binomial resolution
+    (:data:`Z_RESOLVE` · √(s(1 − s)/R), at least that of one sample in R): ``coin``: |share − ½|
+    against :data:`COIN`; else max(share, 1 − share) against :data:`SURE`."""
+    out = []
+    for _, r in d.iterrows():
+        s, R = float(r["share"]), max(int(r["R"]), 1)
+        res = Z_RESOLVE * math.sqrt(max(s * (1 - s), (R - 1) / R ** 2) / R)
+        name = f"`{r['measure']}` {str(r['pair']).split(':')[0]} at n = {fmt(r['n'])}"
+        out.append(Margin(f"{name} |share − ½|", abs(s - 0.5), COIN, res) if coin else
+                   Margin(f"{name} max(share, 1 − share)", max(s, 1 - s), SURE, res))
+    return tuple(out)
+
+
 def _sure(s):
     return (s.where(s >= 0.5, 1 - s)) >= SURE
 
@@ -342,7 +360,7 @@ def _distinguish_finding(out, theorems, claim, why) -> Finding:
                  if since is not None else f"the shares are not all beyond {fmt(SURE)} at the largest n")
     reason = (f"Rule: told apart = max(share, 1 − share) ≥ {fmt(SURE)} at the largest n. {k} of {N} "
               f"(measure, differing pair) are told apart; {since_txt}. {why}")
-    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}")
+    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}", Power(margins=_share_margins(last, coin=False)))
 
 
 def _thm2_why(out) -> str:
@@ -380,7 +398,7 @@ def _coin_finding(out) -> Finding:
               f"often (up to {fmt(first['share'].max(), 3)} at n = {fmt(n0)}); as n grows, these measures "
               "see only the first few ranks, whose labels are random, so the sign of the difference stops "
               "meaning anything. Avoid fast-decaying smooth discounts and a fixed k on long lists.")
-    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}")
+    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}", Power(margins=_share_margins(last, coin=True)))
 
 
 def _borderline_finding(out) -> Finding:
@@ -403,7 +421,7 @@ def _borderline_finding(out) -> Finding:
               "pick the better ranker but do not approach certainty as n grows, between the feasible "
               "discounts (share → 1) and the summable ones (share → ½), which fits the paper's \"not clear\". "
               "They also converge slowly, to a value that depends only on the very top (g(1)).")
-    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}")
+    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}", Power(margins=_share_margins(last, coin=False)))
 
 
 def _equal_finding(out) -> Finding:
@@ -423,7 +441,7 @@ def _equal_finding(out) -> Finding:
               "every measure (`limits.csv`), and every measure treats it as a coin flip, as it should: the "
               "shares that go to 1 for the differing pairs come from a real difference, not from a bias of "
               "the sampling.")
-    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}")
+    return Finding(claim, ours, verdict, reason, f"{DIST}, {LIMITS}", Power(margins=_share_margins(eq, coin=True)))
 
 
 def _powers(out, theorem=None):
