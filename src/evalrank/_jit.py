@@ -48,6 +48,13 @@ tests/test_jit_modes.py).
 Which mode: ``EVALRANK_JIT=python`` (never compile), ``numba`` (always, as before this module
 existed: every kernel a dispatcher from its definition) or ``auto`` (the default: by size,
 :data:`THRESHOLD`). Tests force either with the :func:`mode` context manager.
+
+Compiling is slow the first time only: numba's cache (``__pycache__`` beside the sources, or
+``NUMBA_CACHE_DIR``) keeps every kernel it compiled, and later processes load it from there. A
+process that is about to compile one (a kernel and signature not in the cache: numba's
+``numba:compile`` event, which loading from the cache does not raise) calls the callback given to
+:func:`on_first_compile`, once: the command line says so on stderr at once, instead of a silent
+first minute after installing.
 """
 
 from __future__ import annotations
@@ -58,8 +65,8 @@ import sys
 import threading
 from contextlib import contextmanager
 
-__all__ = ["njit", "prange", "need", "mode", "compiled", "threads", "input_bytes", "readonly", "THRESHOLD",
-           "LINE_BYTES"]
+__all__ = ["njit", "prange", "need", "mode", "compiled", "threads", "input_bytes", "readonly", "on_first_compile",
+           "THRESHOLD", "LINE_BYTES"]
 
 #: Inputs of at least this many bytes of TREC text (or :data:`LINE_BYTES` per line of arrays)
 #: are worth compiling. Measured with benchmarks/bench_startup.py --crossover (RESULTS.md,
@@ -90,6 +97,8 @@ class _State:
         self.forced = None       # None (auto), "python" or "numba"
         self.python_prange = None
         self.local = threading.local()
+        self.first_compile = None  # on_first_compile's callback, until it is called
+        self.listening = False     # numba's compile event has our listener
 
 
 class _Kernel:
@@ -231,9 +240,43 @@ def njit(**options):
     return decorate
 
 
+def on_first_compile(callback) -> None:
+    """Call ``callback()`` once, when numba is about to compile a kernel in this process: one that
+    numba's cache does not hold (loading a cached kernel calls nothing). None: no callback. The
+    command line's notice that the first call after installing compiles (evalrank.cli.main)."""
+    with _state.lock:
+        _state.first_compile = callback
+        if callback is not None and "numba" in sys.modules:
+            _listen()
+
+
+def _listen() -> None:
+    """Our listener on numba's ``numba:compile`` event (raised for a cache miss only, before
+    compiling; once per process)."""
+    if _state.listening:
+        return
+    from numba.core import event
+
+    class FirstCompile(event.Listener):
+        def on_start(self, ev):
+            with _state.lock:
+                callback, _state.first_compile = _state.first_compile, None
+            if callback is not None:
+                callback()
+
+        def on_end(self, ev):
+            pass
+
+    event.register("numba:compile", FirstCompile())
+    _state.listening = True
+
+
 def _dispatcher(k: _Kernel):
     if k.dispatcher is None:
         import numba
+
+        if _state.first_compile is not None:
+            _listen()
 
         k.dispatcher = numba.njit(**k.options)(k.func)
         _state.by_id[id(k.dispatcher)] = k

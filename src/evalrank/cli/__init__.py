@@ -30,6 +30,8 @@ sets (``synthesize --layout``, ``theory-lists --stream-partition``) keep a docum
 Every error ends as one line ``evalrank <command>: error: ...`` on stderr (``evalrank stage
 parse: error: ...`` for a stage), exit status 1 (2 for bad arguments, from argparse; 130 on
 Ctrl-C), never a traceback; ``EVALRANK_DEBUG=1`` shows the traceback of an unexpected error.
+A command about to compile kernels that numba's cache does not hold (the first call after
+installing) says so in one line on stderr first (:data:`COMPILING`).
 An OS error names the file and the option that gave it (``-o /dev/full: No space left on
 device``), never ``[Errno N]``; standard output closed (``>&-``) or full is said so; a reader of
 standard output that goes away (``| head``) ends the command quietly, as it ends other Unix tools.
@@ -45,7 +47,7 @@ import sys
 
 from evalrank.cli.common import Parser
 
-__all__ = ["main", "build_parser", "FRONT_DOOR", "STAGES", "DEPRECATED"]
+__all__ = ["main", "build_parser", "FRONT_DOOR", "STAGES", "DEPRECATED", "COMPILING"]
 
 # LightGBM/OpenMP threads busy-wait between parallel regions by default; with
 # several jobs sharing few cores that spinning slows every job down.
@@ -79,6 +81,11 @@ STAGES = (
 DEPRECATED = ("ndcg",)
 
 STAGE_HELP = "pipeline stage commands (called by the Snakemake rules)"
+
+#: said on stderr (after ``evalrank COMMAND: ``) when a command is about to compile kernels that
+#: numba's cache does not hold: the first call after installing (evalrank._jit.on_first_compile)
+COMPILING = ("compiling numba kernels on first use (once: later calls load them from numba's cache); this "
+             "can take a minute...")
 
 #: Commands whose module's parsers are built alone when a command line starts with them:
 #: ``evalrank evaluate`` runs once per run file in shell loops, and building every command's
@@ -155,6 +162,9 @@ def main(argv=None) -> int:
         sys.stderr = open(os.devnull, "w")
     stdout = sys.stdout
     sys.stdout = _Stdout(stdout)
+    from evalrank import _jit
+
+    _jit.on_first_compile(lambda: print(f"evalrank {args.command}: {COMPILING}", file=sys.stderr, flush=True))
     try:
         args.func(args)
         sys.stdout.flush()
@@ -176,6 +186,7 @@ def main(argv=None) -> int:
               "(EVALRANK_DEBUG=1 shows the traceback)"), file=sys.stderr)
         return 1
     finally:
+        _jit.on_first_compile(None)
         if isinstance(sys.stdout, _Stdout):
             sys.stdout = stdout
     return 0
