@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import math
 
-from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Power, fmt, pct
+from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Margin, Power, fmt, pct
 from evalrank.papers.ozertem2011.claims import (C_APP, C_BASE, C_COV, C_DBN, C_EQ6, C_FIG7, C_IA, C_STUDY, C_T2, C_T4, C_T5, C_T6, C_T7, C_VIEWS)
-from evalrank.papers.ozertem2011.rules import (PAPER_MIN_VIEWS, SIMPLIFIED_SLIGHT, T4_TOL, D, _dbn, _eq6, _fig7,
+from evalrank.papers.ozertem2011.rules import (PAPER_MIN_VIEWS, PAPER_T4_DBN, PAPER_T4_JUDGED, SIMPLIFIED_SLIGHT,
+                                               T4_TOL, D, _dbn, _eq6, _fig7,
                                                _min_views, _missing, _row, _src, _table2, _table4, _table5, _table6)
 from evalrank.papers.ozertem2011.rules_sec522 import (_approaches, _baselines, _coverage, _inter_annotator, _study,
                                                       _table7)
@@ -102,14 +103,22 @@ def _power(out, rule, f: Finding) -> Finding:
         at = rel[rel["min_views"] == (PAPER_MIN_VIEWS if PAPER_MIN_VIEWS in views else views[len(views) // 2])]
         n = int(at["pairs"].min())
         se = math.hypot(*(_r_se(float(r), n) for r in at["pearson"]))
+        by = at.set_index("model")["pearson"]
         return f.with_power(Power(n=n, unit="query-URL pairs", se=se, of="EM's − simplified's r",
-                                  how="(1 − r²)/√(n − 1) each, independent: an upper bound"), tol=SIMPLIFIED_SLIGHT)
+                                  how="(1 − r²)/√(n − 1) each, independent: an upper bound",
+                                  value=float(by["em"] - by["simplified"]),
+                                  thresholds=(SIMPLIFIED_SLIGHT, 3 * SIMPLIFIED_SLIGHT)), tol=SIMPLIFIED_SLIGHT)
     if rule is _table4:
         t = out.csv(f"{D}/table4.csv")
         n = int(t["unique_query_urls"].sum())
         p = float(t["judged_query_urls"].sum()) / max(n, 1)
+        c = float(t["dbn_query_urls"].sum()) / max(n, 1)
+        margins = tuple(Margin(f"the {what} share", x, paper + side * T4_TOL,
+                               Z_RESOLVE * math.sqrt(x * (1 - x) / max(n, 1)), percent=True)
+                        for what, x, paper in (("judged", p, PAPER_T4_JUDGED), ("click-estimated", c, PAPER_T4_DBN))
+                        for side in (-1, 1))
         return f.with_power(Power(n=n, unit=f"query-URLs over {len(t)} tests", se=math.sqrt(p * (1 - p) / max(n, 1)),
-                                  of="the judged share", how="binomial", percent=True), tol=T4_TOL)
+                                  of="the judged share", how="binomial", percent=True, margins=margins), tol=T4_TOL)
     if rule is _table5:
         r = _row(out.csv(f"{D}/table5.csv"), "source", "ours")
         return f.with_power(Power(n=float(r["judged_pairs"]), unit="judged query-URL pairs",
@@ -131,8 +140,12 @@ def _power(out, rule, f: Finding) -> Finding:
         st = out.csv(f"{D}/study.csv")
         s = st[(st["truth"] == "truth") & (st["method"] == "smoothed")].iloc[0]
         se = (float(s["ci_high"]) - float(s["ci_low"])) / (2 * 1.959964)
+        t = st[st["truth"] == "truth"]
+        fmin = float(t[t["method"].astype(str).str.startswith("full")]["pearson"].min())
+        # the rule's thresholds: the worst full set's r − 0.05 and 0.7 (C&J's r, the third, has an se of its own)
         return f.with_power(Power(n=int(s["tests"]), unit="tests", se=se, of="smoothed-DBN's test-level r",
-                                  how="from its 95 % interval"), tol=0.05, min_n=MIN_TEST_N, why=_WHY_TESTS)
+                                  how="from its 95 % interval", value=float(s["pearson"]),
+                                  thresholds=(fmin - 0.05, 0.7)), tol=0.05, min_n=MIN_TEST_N, why=_WHY_TESTS)
     if rule is _coverage:
         return _coverage_power(out, f)
     return f
