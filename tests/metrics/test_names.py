@@ -12,8 +12,11 @@ from evalrank.metrics.names import RankMeasure, TrecMeasure, parse_measure, pars
     ("P", TrecMeasure, [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]),
     ("success", TrecMeasure, ["success_1", "success_5", "success_10"]),
     ("ndcg_cut.10", TrecMeasure, ["ndcg_cut_10"]),
-    # evalrank's lower-case aliases print trec_eval's names; ir_measures' names print as written
-    ("p@5", TrecMeasure, ["P_5"]), ("map@100", TrecMeasure, ["map_cut_100"]), ("rr", TrecMeasure, ["recip_rank"]),
+    # a measure prints as asked (issue 50): evalrank's aliases and ir_measures' names as written; trec_eval's
+    # own names as trec_eval prints them; an alias with a list of cut-offs as trec_eval's columns
+    ("p@5", TrecMeasure, ["p@5"]), ("map@100", TrecMeasure, ["map@100"]), ("rr", TrecMeasure, ["rr"]),
+    ("mrr", TrecMeasure, ["mrr"]), ("MRR@10", TrecMeasure, ["MRR@10"]), ("R-prec", TrecMeasure, ["R-prec"]),
+    ("recip_rank", TrecMeasure, ["recip_rank"]), ("p.5,10", TrecMeasure, ["P_5", "P_10"]),
     ("P@5", TrecMeasure, ["P@5"]), ("RR", TrecMeasure, ["RR"]), ("AP@100", TrecMeasure, ["AP@100"]),
     ("P(rel=2)@5", TrecMeasure, ["P(rel=2)@5"]), ("ERR@20", RankMeasure, ["ERR@20"]),
     ("ndcg", TrecMeasure, ["ndcg"]),                       # trec_eval's full-list ndcg

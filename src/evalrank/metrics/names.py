@@ -12,9 +12,15 @@ printed as it prints them::
     map_cut.k   -> map_cut_k
     success.k   -> success_k
 
-evalrank's lower-case aliases mean the same measure and print trec_eval's names: ``p@5``
-(``P_5``), ``recall@100``, ``success@10``, ``map@100`` (``map_cut.100``), ``rr`` / ``mrr``
-(``recip_rank``), ``R-prec``.
+evalrank's lower-case aliases mean the same measure and, like every name that is not trec_eval's
+own spelling, print as written: ``p@5`` (``P_5``), ``recall@100``, ``success@10``, ``map@100``
+(``map_cut.100``), ``rr`` / ``mrr`` (``recip_rank``), ``R-prec``; an alias with a list of
+cut-offs (``p.5,10``) prints trec_eval's columns (``P_5``, ``P_10``).
+
+**The rule for printed names**: a measure prints under the name it was asked for, except
+trec_eval's own names, which print as trec_eval prints them (``evaluate``'s output is
+trec_eval's: ``P.5,10`` -> ``P_5``, ``P_10``; ``ndcg_cut.10`` -> ``ndcg_cut_10``), and evalrank's
+ranking measures, which print their options in one order (below).
 
 **ir_measures' names** (its spelling, case included, and its syntax ``Name(key=value)@k``) are
 printed as written and evaluated as ir_measures' pytrec_eval provider hands them to trec_eval:
@@ -85,17 +91,18 @@ def parse_measure(name) -> TrecMeasure | RankMeasure:
     if m and "@" not in text and m.group("name") not in TREC_MEASURES:
         m = m if _ir_name(text) is None else None    # RR, NumQ, MAP: ir_measures' names, below
     if m and "@" not in text:
-        base = m.group("name")
-        base = base if base in TREC_MEASURES else _ALIASES.get(base.lower(), base)
+        written = m.group("name")
+        base = written if written in TREC_MEASURES else _ALIASES.get(written.lower(), written)
         if base in TREC_MEASURES:
             cuts = m.group("cuts")
             if cuts is None:
-                return TrecMeasure(base, TREC_MEASURES[base])
+                return _as_written(TrecMeasure(base, TREC_MEASURES[base]), text, written != base)
             kind = TREC_FAMILIES[base].params
             if kind is None:
                 raise ValueError(f"measure {name!r}: {base} takes no parameters")
             params = _trec_params(kind, cuts, name)
-            return TrecMeasure(base, params, cuts if kind in ("float", "pairs", "cut_float") else None)
+            return _as_written(TrecMeasure(base, params, cuts if kind in ("float", "pairs", "cut_float") else None),
+                               text, written != base)
     if _ir_name(text) is not None:
         return _ir_measure(text)
     m = _RANK_RE.match(text)
@@ -103,7 +110,7 @@ def parse_measure(name) -> TrecMeasure | RankMeasure:
     low = fam.lower()
     if opts is None and k is not None and low in _AT_ALIASES:   # P@5, recall@100, map@100
         base = _AT_ALIASES[low]
-        return TrecMeasure(base, _cutoffs(k, name))
+        return _as_written(TrecMeasure(base, _cutoffs(k, name)), text, True)
     if low in _RANK_FAMILIES:
         options = {}
         if opts:
@@ -135,6 +142,15 @@ def parse_measure(name) -> TrecMeasure | RankMeasure:
         raise ValueError(f"measure {name!r}: {e}") from None
     cut = None if not k else _rank_cutoff(k, name)
     return RankMeasure("ndcg", cut, (("discount", d),), d if cut is None else f"{d}@{cut}")
+
+
+def _as_written(m: TrecMeasure, text: str, alias: bool) -> TrecMeasure:
+    """An alias of a trec_eval measure labelled as written (it prints so), where it is one column."""
+    if not alias or len(m.trec_columns) != 1:
+        return m
+    import dataclasses
+
+    return dataclasses.replace(m, label=text)
 
 
 def _unknown(name) -> str:
