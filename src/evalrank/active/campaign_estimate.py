@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalrank.active.campaign_plan import _cumulative, planned_draws
+from evalrank.active.campaign_plan import _cumulative, round_draws
 from evalrank.active.campaign_state import Plan, Pool, parse_campaign_measure, rankings_fingerprint
 
-__all__ = ["OVERCONFIDENT", "INTERVALS", "estimate", "estimate_from_draws", "query_losses", "measure_range",
+__all__ = ["OVERCONFIDENT", "INTERVALS", "estimate", "estimate_from_draws", "query_losses", "query_values", "measure_range",
            "term_bounds", "label_model_check", "predicted_term_variance"]
 
 #: the label model is called badly overconfident when the realized squared errors exceed the
@@ -96,8 +96,9 @@ def _dcg_difference_range(rankings, k, n_grades: int) -> tuple[np.ndarray, np.nd
 def term_bounds(p: Plan, lo, hi) -> tuple[float, float]:
     """The range of the AIPW terms ``psi = f_pool + w (L - f)`` over the queries ``q`` can draw,
     with ``L`` in ``[lo, hi]`` per query (:func:`measure_range`): the betting interval's bounds."""
-    ok = p.q > 0
-    w = 1.0 / (len(p.qids) * p.q[ok])
+    qmin = p.q_rounds.min(axis=0)
+    ok = qmin > 0
+    w = 1.0 / (len(p.qids) * qmin[ok])
     f_pool = float(p.settings["f_pool"])
     a = f_pool + w * (np.asarray(lo)[ok] - p.f[ok])
     b = f_pool + w * (np.asarray(hi)[ok] - p.f[ok])
@@ -149,6 +150,15 @@ def _check_rankings(p: Plan, rankings) -> None:
         raise ValueError("the rankings' queries differ from the plan's pool")
 
 
+def query_values(p: Plan, rankings, labels) -> np.ndarray:
+    """Each pool query's measure (or difference) under ``labels`` (-1: unknown; every planned
+    query's documents must be labelled), checked against the plan's rankings."""
+    if isinstance(rankings, Pool):
+        rankings = rankings.rankings
+    _check_rankings(p, rankings)
+    return _values(p, rankings, labels)
+
+
 def _values(p: Plan, rankings, labels) -> np.ndarray:
     """Each pool query's measure (or difference) under ``labels``; unknown (-1) counted 0 (every
     planned query's documents are checked to be labelled)."""
@@ -186,9 +196,14 @@ def _round_rows(p: Plan, values, **kw) -> list[dict]:
     first = exact_from[0] if exact_from else len(cumulative) - 1
     rows = []
     if first > 0:
-        seq = (planned_draws(p.q, p.costs, cumulative[first - 1], s["seed"], s["max_draws"])["queries"] if p.whole_pool
-               else p.draws[:s["round_draws"][first - 1]])
-        w = 1.0 / (len(p.qids) * p.q[seq])
+        if p.whole_pool:
+            d = round_draws(p.q_rounds[:first], p.costs, s["round_budgets"][:first], s["seed"], s["max_draws"])
+            seq = d["queries"]
+            rnd = np.minimum(np.searchsorted(np.asarray(d["ends"]), np.arange(seq.size), side="right"), first - 1)
+        else:
+            seq = p.draws[:s["round_draws"][first - 1]]
+            rnd = p.draw_rounds[:seq.size]
+        w = 1.0 / (len(p.qids) * p.q_rounds[rnd, seq])
         ends = s["round_draws"][:first]
         rows = _align(estimate_from_draws(w, values[seq], p.f[seq], s["f_pool"], rounds=ends[:-1], **kw)["rounds"],
                       ends)
@@ -307,17 +322,21 @@ def _finite(p: Plan, rankings, labels, level: float) -> dict:
     lo, hi = measure_range(rankings, s["measure"], int(s["n_grades"]))
     m = len(p.qids)
     first = len(s["round_draws"])
+    qs = p.q_rounds
     if p.whole_pool:
         # the rounds before the budget covered the pool on their own draws, then every other query
         first = next(k for k, b in enumerate(_cumulative(s["round_budgets"])) if b >= s["pool_cost"])
-        prior = (planned_draws(p.q, p.costs, _cumulative(s["round_budgets"])[first - 1], s["seed"],
-                               s["max_draws"])["queries"] if first > 0 else np.zeros(0, dtype=np.int64))
-        rest = np.setdiff1d(np.arange(m), prior)
-        draws = np.concatenate([prior, rest]).astype(np.int64)
+        prior = (round_draws(qs[:first], p.costs, s["round_budgets"][:first], s["seed"], s["max_draws"])
+                 if first > 0 else {"queries": np.zeros(0, dtype=np.int64), "ends": []})
+        rest = np.setdiff1d(np.arange(m), prior["queries"])
+        draws = np.concatenate([prior["queries"], rest]).astype(np.int64)
+        ends = np.asarray([*prior["ends"], draws.size], dtype=np.int64)
+        draw_rounds = np.minimum(np.searchsorted(ends, np.arange(draws.size), side="right"), first)
     else:
-        draws = p.draws
-    q = p.q if (p.q > 0).all() else np.where(p.q > 0, p.q, 1e-300)
-    res = finite_estimate(q, draws, values, p.f, lo, hi, level=level, t_star=int(s["t_star"]))
+        draws, draw_rounds = p.draws, p.draw_rounds
+    qs = np.where(qs > 0, qs, 1e-300)
+    res = finite_estimate(qs, draws, values, p.f, lo, hi, level=level, t_star=int(s["t_star"]),
+                          draw_rounds=draw_rounds)
     at = res["draws_at"]
     rows = []
     for r, n in enumerate(s["round_draws"]):

@@ -13,7 +13,8 @@ from evalrank.active.campaign_state import Plan, Pool, model_fingerprint, parse_
 from evalrank.active.estimate import budgeted_draws, check_max_draws
 from evalrank.active.sampling import METHODS
 
-__all__ = ["DEFAULT_EPSILON", "moments", "sampling_distribution", "planned_draws", "plan", "extend", "check_plan"]
+__all__ = ["DEFAULT_EPSILON", "moments", "sampling_distribution", "planned_draws", "round_draws", "plan", "extend",
+           "check_plan"]
 
 #: the floor under q*: a plan samples from ``(1 - epsilon) q* + epsilon / m``
 #: (:func:`evalrank.active.sampling.defensive`), so every importance weight is at most
@@ -111,6 +112,66 @@ def planned_draws(q, costs, budget: float, seed: int, max_draws: int) -> dict:
     return budgeted_draws(q, costs, float(budget), rng(int(seed), "active", "plan"), max_draws=int(max_draws))
 
 
+def round_draws(q_rounds, costs, round_budgets, seed: int, max_draws: int) -> dict:
+    """The draws of a plan of several rounds: :func:`planned_draws`'s dict of the last round plus
+    ``ends`` (the draw count at the end of each round). Round ``r`` draws from its row of
+    ``q_rounds`` until its cumulative budget is spent. Where every round draws from the same
+    distribution these are :func:`planned_draws` of each cumulative budget (one stream, each round
+    a prefix of the next). Where a round's distribution differs from the round's before, the
+    uniform that ended the earlier round (it fell on a query that round could not pay for) is
+    dropped and the round starts on the stream's next: the round's draws are then fresh draws from
+    its own distribution, whatever ended the round before."""
+    from evalrank.active.estimate import check_sampling, draws_from_cdf, query_cdf
+    from evalrank.seeds import rng as seeded
+
+    qs = np.atleast_2d(np.asarray(q_rounds, dtype=np.float64))
+    cumulative = _cumulative(round_budgets)
+    if len(cumulative) != qs.shape[0]:
+        raise ValueError("q_rounds and round_budgets must have one entry per round")
+    costs = np.asarray(costs, dtype=np.float64)
+    if (qs == qs[0]).all():
+        runs = [planned_draws(qs[0], costs, b, seed, max_draws) for b in cumulative]
+        return {**runs[-1], "ends": [int(r["queries"].size) for r in runs]}
+    pool_cost = float(costs.sum())
+    for qr in qs:
+        check_sampling(qr, costs)
+    stream = seeded(int(seed), "active", "plan")
+    seen = np.zeros(costs.size, dtype=bool)
+    unseen = int(np.count_nonzero(qs[0] > 0))
+    spent, queries, ends, capped, r = 0.0, [], [], False, 0
+    u = None
+    cdf = query_cdf(qs[0])
+    while r < len(cumulative):
+        if cumulative[r] >= pool_cost:
+            break
+        if u is None:
+            if unseen == 0 or len(queries) == max_draws:
+                capped = capped or (unseen > 0 and len(queries) == max_draws)
+                ends.append(len(queries))
+                r += 1
+                continue
+            u = stream.random(1)
+        x = int(draws_from_cdf(cdf, u)[0])
+        extra = 0.0 if seen[x] else costs[x]
+        if spent + extra > cumulative[r]:
+            ends.append(len(queries))
+            r += 1
+            if r < len(cumulative) and not np.array_equal(qs[r], qs[r - 1]):
+                cdf, u = query_cdf(qs[r]), None
+            continue
+        spent += extra
+        unseen -= int(not seen[x])
+        seen[x] = True
+        queries.append(x)
+        u = None
+    if r < len(cumulative):   # the budget covers the whole pool from round r on
+        m = costs.size
+        return {"queries": np.arange(m, dtype=np.int64), "spent": pool_cost, "whole_pool": True,
+                "exhausted": False, "capped": False, "ends": ends + [m] * (len(cumulative) - r)}
+    return {"queries": np.asarray(queries, dtype=np.int64), "spent": spent, "whole_pool": False,
+            "exhausted": unseen == 0, "capped": capped, "ends": ends}
+
+
 def plan(pool: Pool, *, budget: float, measure: str = "err", method: str = "active", seed: int = 0,
          previous: Plan | None = None, epsilon: float | None = None, max_draws: int | None = None) -> Plan:
     """Plan a campaign (module docstring). ``budget``: what this round may spend; ``epsilon``:
@@ -160,20 +221,31 @@ def plan(pool: Pool, *, budget: float, measure: str = "err", method: str = "acti
                 d["exhausted"], d["capped"], settings)
 
 
-def extend(previous: Plan, budget: float) -> Plan:
+def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
     """``previous`` with one more round of ``budget``: the same ``q``, costs, label model and
     stream, the total budget the sum of the rounds'; the new plan starts with every draw of the
     previous one (unless the total covers the whole pool: then every query once), and keeps its
-    ``t_star`` and ``epsilon``."""
+    ``t_star`` and ``epsilon``. ``mix``: the new round's share of uniform sampling, ``q_r = (1 -
+    mix) q + mix / m`` (:func:`evalrank.active.adapt.choose_mix` chooses it from the labels so
+    far; None: the previous round's), recorded in the settings' ``round_mix``."""
     budget = _budget(budget)
     s = dict(previous.settings)
+    mixes = previous.mix
+    lam = mixes[-1] if mix is None else _number(mix, "mix")
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError(f"mix must be in [0, 1], got {mix!r}")
+    mixes = [*mixes, lam]
     total = float(s["budget"]) + budget
-    d = planned_draws(previous.q, previous.costs, total, s["seed"], s["max_draws"])
+    budgets = [*s["round_budgets"], budget]
+    m = len(previous.qids)
+    qs = np.stack([(1.0 - x) * previous.q + x / m for x in mixes])
+    d = round_draws(qs, previous.costs, budgets, s["seed"], s["max_draws"])
     n = previous.draws.size
     if not d["whole_pool"] and not previous.whole_pool and not np.array_equal(d["queries"][:n], previous.draws):
         raise RuntimeError("the extended plan does not start with the previous draws (a bug: please report)")
-    s.update(budget=total, rounds=int(s["rounds"]) + 1, round_budgets=[*s["round_budgets"], budget],
-             round_draws=[*s["round_draws"], int(d["queries"].size)])
+    s.update(budget=total, rounds=int(s["rounds"]) + 1, round_budgets=budgets, round_draws=d["ends"])
+    if any(mixes):
+        s["round_mix"] = mixes
     return Plan(list(previous.qids), previous.q, previous.costs, previous.f, previous.var, d["queries"], d["spent"],
                 d["whole_pool"], d["exhausted"], d["capped"], s)
 
@@ -201,14 +273,17 @@ def check_plan(p: Plan) -> list[str]:
         bad.append(f"budget {s.get('budget')!r} is not the sum of the rounds' budgets ({total!r})")
     if s.get("t_star") != rd[0]:
         bad.append(f"t_star {s.get('t_star')!r} is not the first round's draws ({rd[0]})")
+    mix = s.get("round_mix")
+    if mix is not None and not (isinstance(mix, list) and len(mix) == len(rb) and all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in mix)):
+        return bad + ["round_mix must give each round a share of uniform sampling in [0, 1]"]
     try:
-        runs = [planned_draws(p.q, p.costs, b, s["seed"], s["max_draws"]) for b in cumulative]
+        last = round_draws(p.q_rounds, p.costs, rb, s["seed"], s["max_draws"])
     except (KeyError, TypeError, ValueError) as e:
         return bad + [f"the draws cannot be recomputed ({e})"]
-    counts = [int(r["queries"].size) for r in runs]
+    counts = last["ends"]
     if counts != rd:
         bad.append(f"round_draws {rd} are not what the rounds' budgets buy ({counts})")
-    last = runs[-1]
     if not np.array_equal(last["queries"], p.draws):
         bad.append("the draws are not those of q, the costs, the budget and the seed")
     flags = {"spent": p.spent, "whole_pool": p.whole_pool, "exhausted": p.exhausted, "capped": p.capped}

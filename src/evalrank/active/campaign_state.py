@@ -177,11 +177,38 @@ class Plan:
     settings: dict = field(default_factory=dict)
 
     @property
+    def mix(self) -> list:
+        """Each round's share of uniform sampling mixed into ``q`` (``settings["round_mix"]``; a
+        plan without it: 0 in every round): round ``r`` draws from ``(1 - mix_r) q + mix_r / m``
+        (:func:`evalrank.active.campaign_plan.extend`, chosen from the labels before the round)."""
+        return list(self.settings.get("round_mix") or [0.0] * int(self.settings.get("rounds", 1)))
+
+    @property
+    def q_rounds(self) -> np.ndarray:
+        """(rounds, m): each round's sampling distribution (module docstring of
+        :mod:`evalrank.active.campaign_plan`)."""
+        m = len(self.qids)
+        return np.stack([(1.0 - lam) * self.q + lam / m for lam in self.mix])
+
+    @property
+    def draw_rounds(self) -> np.ndarray:
+        """The round (0-based) of each draw (a whole-pool plan's: the last round)."""
+        ends = np.asarray(self.settings.get("round_draws", [self.draws.size]), dtype=np.int64)
+        r = np.searchsorted(ends, np.arange(self.draws.size), side="right")
+        return np.minimum(r, max(ends.size - 1, 0))
+
+    @property
+    def draw_q(self) -> np.ndarray:
+        """The probability of each draw's query under its round's distribution."""
+        return self.q_rounds[self.draw_rounds, self.draws]
+
+    @property
     def weights(self) -> np.ndarray:
-        """``w_j = p(x_j) / q(x_j)`` per draw (``p`` uniform); 1 for a whole-pool plan."""
+        """``w_j = p(x_j) / q_r(x_j)`` per draw (``p`` uniform, ``q_r`` the draw's round's
+        distribution); 1 for a whole-pool plan."""
         if self.whole_pool:
             return np.ones(self.draws.size)
-        return 1.0 / (len(self.qids) * self.q[self.draws])
+        return 1.0 / (len(self.qids) * self.draw_q)
 
     @property
     def labelled(self) -> np.ndarray:
@@ -199,11 +226,12 @@ class Plan:
         """One row per draw: ``draw, qid, q, weight, new, cost, cumulative_cost``."""
         seen, total, out = set(), 0.0, []
         w = self.weights
+        dq = self.draw_q if not self.whole_pool else self.q[self.draws]
         for j, x in enumerate(self.draws.tolist()):
             new = x not in seen
             seen.add(x)
             c = float(self.costs[x]) if new else 0.0
             total += c
-            out.append({"draw": j + 1, "qid": self.qids[x], "q": float(self.q[x]), "weight": float(w[j]),
+            out.append({"draw": j + 1, "qid": self.qids[x], "q": float(dq[j]), "weight": float(w[j]),
                         "new": int(new), "cost": c, "cumulative_cost": total})
         return out

@@ -531,7 +531,7 @@ def read_plan(path) -> Plan:
     table against the digest, the settings against the pool table and the draws
     (:func:`evalrank.active.campaign.check_plan`), every draw row against the draws recomputed
     from the seed, ``q``, the costs and the budget. Errors name the file and line."""
-    from evalrank.active.campaign_plan import check_plan, planned_draws
+    from evalrank.active.campaign_plan import check_plan, round_draws
 
     path = Path(path)
     text = path.read_text(encoding="utf-8").splitlines()
@@ -544,8 +544,10 @@ def read_plan(path) -> Plan:
         raise TrecFormatError(f"{path}:{end + 1}: the column header must be {' '.join(PLAN_COLUMNS)}")
     flags = {k: settings.pop(k) for k in PLAN_FLAGS}
     try:
-        d = planned_draws(q, costs, settings["budget"], settings["seed"], settings["max_draws"])
-    except (TypeError, ValueError) as e:
+        mix = settings.get("round_mix") or [0.0] * len(settings["round_budgets"])
+        qs = np.stack([(1.0 - float(x)) * q + float(x) / q.size for x in mix])
+        d = round_draws(qs, costs, settings["round_budgets"], settings["seed"], settings["max_draws"])
+    except (TypeError, ValueError, KeyError) as e:
         raise TrecFormatError(f"{path}:2: the draws cannot be recomputed from the settings and pool ({e})") from None
     p = Plan(qids, q, costs, f, var, d["queries"], float(flags["spent"]), bool(flags["whole_pool"]),
              bool(flags["exhausted"]), bool(flags["capped"]), settings)

@@ -71,7 +71,7 @@ import math
 
 import numpy as np
 
-__all__ = ["distinct_order", "desraj_terms", "confidence_sequence", "finite_estimate",
+__all__ = ["distinct_order", "control_slope", "desraj_terms", "confidence_sequence", "finite_estimate",
            "SLOPE_PRIOR", "ASYMPTOTIC_FROM", "BET_CAP", "PRIOR_TERMS", "GRID"]
 
 #: pseudo-queries at slope 1 in the control variate's least-squares slope (each weighs the pool's
@@ -103,6 +103,18 @@ def distinct_order(draws) -> tuple[np.ndarray, np.ndarray]:
     _, first = np.unique(draws, return_index=True)
     first = np.sort(first)
     return draws[first], first + 1
+
+
+def control_slope(f, seq, values) -> float:
+    """The control variate's slope ``b`` after the labelled queries ``seq`` with their ``values``
+    (module docstring: least squares through the origin with :data:`SLOPE_PRIOR` pseudo-queries at
+    slope 1, each weighing the pool's mean ``f^2``); the kernel of :func:`desraj_terms` updates
+    the same sums label by label."""
+    f = np.asarray(f, dtype=np.float64)
+    ff = f[np.asarray(seq, dtype=np.int64)]
+    prior = SLOPE_PRIOR * float(np.mean(f * f))
+    d = float(np.sum(ff * ff)) + prior
+    return (float(np.sum(ff * np.asarray(values, dtype=np.float64))) + prior) / d if d > 0 else 0.0
 
 
 def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:

@@ -36,17 +36,22 @@ def cmd_active_plan(a):
     from evalrank.active.campaign_plan import extend, plan
     from evalrank.active.files import read_plan, write_plan
 
-    _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b",
+    _not_an_input(a, ("out", "new_queries"), ("continue_plan", "run", "run_b", "qrels",
                                               *(o for o in MODEL_OPTIONS if o != "grades")))
     if a.out and a.new_queries and same_file(a.out, a.new_queries):
         raise ValueError(f"--new-queries {a.new_queries} is also --out: give two files")
 
+    mix = None
     if a.continue_plan:
         previous = read_plan(a.continue_plan)
         _same_settings(a, previous)
         _same_inputs(a, previous)
-        p = extend(previous, a.budget)
+        mix = _mix_from_labels(a, previous)
+        p = extend(previous, a.budget, mix=mix)
     else:
+        if a.qrels:
+            raise ValueError("--qrels goes with --continue PLAN: the labels of that plan's queries correct q for "
+                             "the next round")
         if a.run is None:
             raise ValueError("--run is required for a new plan (its topics and documents are the pool); only "
                              "--continue PLAN goes without it")
@@ -67,9 +72,30 @@ def cmd_active_plan(a):
            f"{p.settings['epsilon']:g})")
     _log(f"plan {a.out}: {p.labelled.size} of {len(p.qids)} queries to label ({n_new} new), cost "
          f"{p.spent:g} of budget {p.settings['budget']:g} (round {p.settings['rounds']}); {how}")
+    if mix is not None:
+        _log(f"this round draws from q with {mix:.0%} uniform sampling mixed in (chosen from the "
+             f"{previous.labelled.size} labelled queries: the smallest variance per unit of cost)")
     shown = " ".join(new[:20]) + (f" ... ({n_new - 20} more)" if n_new > 20 else "")
     _log(f"new queries to label in this round: {shown or 'none'}"
          + (f" (all {n_new} in {a.new_queries})" if a.new_queries else " (--new-queries FILE writes them, one a line)"))
+
+
+def _mix_from_labels(a, previous):
+    """With --qrels: the next round's share of uniform sampling, chosen from the labels of the
+    plan's queries (:func:`evalrank.active.adapt.choose_mix`); None without."""
+    if not a.qrels:
+        return None
+    from evalrank.active.adapt import choose_mix
+    from evalrank.active.campaign_estimate import query_values
+    from evalrank.active.files import labels_from_qrels, rankings_from_trec
+
+    if a.run is None:
+        raise ValueError("--qrels needs --run (and --run-b for a difference): the labels are scored on the run's "
+                         "rankings")
+    rankings, doc_ids = rankings_from_trec(a.run, run_b=a.run_b)
+    _same_runs(a.continue_plan, a, previous, rankings)
+    labels = labels_from_qrels(a.qrels, rankings, doc_ids, previous)
+    return choose_mix(previous, query_values(previous, rankings, labels))
 
 
 def _same_settings(a, previous) -> None:
@@ -230,7 +256,9 @@ def add_parsers(sub) -> None:
                                 "  evalrank active plan --run run.txt --probs probs.txt --budget 50 --measure err "
                                 "--out plan.tsv\n"
                                 "  evalrank active plan --continue plan.tsv --budget 30 --out plan2.tsv "
-                                "--new-queries to_label2.txt")
+                                "--new-queries to_label2.txt\n"
+                                "  evalrank active plan --continue plan.tsv --run run.txt --qrels labels.qrels "
+                                "--budget 30 --out plan2.tsv")
     _inputs(p)
     p.add_argument("--budget", type=float, required=True,
                    help="labelling budget of this round, in the costs' unit (queries, without --costs)")
@@ -246,6 +274,10 @@ def add_parsers(sub) -> None:
                         "the plan's)")
     p.add_argument("--continue", dest="continue_plan", metavar="PLAN",
                    help="extend this earlier plan by --budget; it needs no other input (default: a new plan)")
+    p.add_argument("--qrels", metavar="LABELS",
+                   help="with --continue and --run: the labels of the plan's queries so far; they choose how much "
+                        "uniform sampling the next round mixes into q (a label model that misleads then costs "
+                        "less; the interval holds either way) (default: the previous round's q)")
     p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
     p.add_argument("--new-queries", metavar="FILE",
                    help="write the queries new in this round, one qid a line: the ones to send to the annotators "

@@ -1,0 +1,95 @@
+r"""The plan's sampling distribution corrected by the labels between rounds (``evalrank active plan
+--continue PLAN --qrels LABELS``).
+
+A plan draws from ``q``, the label model's q* with the defensive floor
+(:mod:`evalrank.active.campaign_plan`). Where the model is useful this saves labels; where it is
+useless or misleading ``q`` puts the draws where they tell little, and the terms of the
+finite-population estimator (:mod:`evalrank.active.finite`) carry large importance weights. So
+before each further round the labels gathered so far choose how much uniform sampling -- simple
+random sampling, which no model can mislead -- is mixed into ``q``:
+
+    q_lambda = (1 - lambda) q + lambda / m,   lambda in {0, 0.1, ..., 1},
+
+the ``lambda`` that minimizes the estimated variance of a term per unit of cost,
+
+    (A(lambda) - B) * sum_x q_lambda(x) c_x,   A(lambda) = sum_x r_x^2 / q_lambda(x),   B = (sum_x r_x)^2,
+
+with ``r_x = L_x - b f_x`` the labelled queries' residuals from the control variate
+(:func:`evalrank.active.finite.control_slope`'s ``b``) and the pool sums estimated from the
+labelled queries by importance weighting, ``sum_x h(x) ~ (1/n) sum_i h(x_i) / pi_i`` with ``pi_i``
+the probability with which query ``x_i`` was drawn among the queries not yet labelled
+(successive sampling, :mod:`evalrank.active.finite`). This is the choice of a proposal among a
+family by its estimated variance (adaptive importance sampling; the same cost-aware objective as
+Sawade et al. 2012's Theorem 3 with the labels' residuals instead of the model's variances).
+
+Validity does not depend on the choice: a round's ``q_lambda`` is fixed before any of its draws,
+from the labels of earlier rounds only, so the terms stay predictable and the confidence
+sequence holds whatever ``lambda`` is (each round's draws are fresh draws from its own
+distribution: :func:`evalrank.active.campaign_plan.round_draws`). The choice only decides the
+cost: measured in ``benchmarks/campaign_worlds.py`` (``benchmarks/RESULTS.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MIX_GRID", "choose_mix", "draw_probabilities"]
+
+#: the shares of uniform sampling a round may mix into the plan's q
+MIX_GRID = tuple(round(0.1 * k, 1) for k in range(11))
+
+
+def draw_probabilities(q_rounds, seq, rounds) -> np.ndarray:
+    """For each distinct labelled query ``seq[i]`` (in the order first drawn; ``rounds[i]`` the
+    round it was drawn in) the probability with which it was drawn among the queries not labelled
+    before it: ``q_r(x_i) / sum_{U_i} q_r``."""
+    qs = np.atleast_2d(np.asarray(q_rounds, dtype=np.float64))
+    seq = np.asarray(seq, dtype=np.int64)
+    rounds = np.asarray(rounds, dtype=np.int64)
+    left = np.ones(qs.shape[1], dtype=bool)
+    out = np.empty(seq.size)
+    for i, (x, r) in enumerate(zip(seq.tolist(), rounds.tolist())):
+        out[i] = qs[r, x] / qs[r, left].sum()
+        left[x] = False
+    return out
+
+
+def choose_mix(p, values) -> float:
+    """The next round's share of uniform sampling (module docstring) for the plan ``p``
+    (:class:`~evalrank.active.campaign_state.Plan`) from ``values``, each pool query's measure
+    (only the labelled queries' are read). A plan with no label, or one that covers the whole pool,
+    keeps its last round's share."""
+    from evalrank.active.finite import control_slope
+
+    mixes = p.mix
+    if p.whole_pool or p.labelled.size == 0:
+        return float(mixes[-1])
+    values = np.asarray(values, dtype=np.float64)
+    m = len(p.qids)
+    if values.shape != (m,):
+        raise ValueError(f"values must have one value per pool query ({m}), got shape {values.shape}")
+    seq = p.labelled
+    first = _first_draw(p.draws, seq)
+    rounds = p.draw_rounds[first]
+    pi = draw_probabilities(p.q_rounds, seq, rounds)
+    L = values[seq]
+    b = control_slope(p.f, seq, L)
+    r = L - b * p.f[seq]
+    n = seq.size
+    B = (np.sum(r / pi) / n) ** 2
+    best, best_lam = np.inf, float(mixes[-1])
+    for lam in MIX_GRID:
+        ql = (1.0 - lam) * p.q + lam / m
+        A = np.sum(r * r / (pi * ql[seq])) / n
+        crit = max(A - B, 0.0) * float(np.sum(ql * p.costs))
+        if crit < best:   # ties keep the smaller share
+            best, best_lam = crit, float(lam)
+    return best_lam
+
+
+def _first_draw(draws, seq) -> np.ndarray:
+    """The index of each query of ``seq`` among ``draws`` at its first draw."""
+    first = {}
+    for j, x in enumerate(np.asarray(draws).tolist()):
+        first.setdefault(x, j)
+    return np.asarray([first[x] for x in np.asarray(seq).tolist()], dtype=np.int64)
