@@ -176,3 +176,27 @@ def test_missing_claim_rows_give_not_tested(tmp_path, drop):
     c = _claims()
     items = list(_write(tmp_path, claims=c[~c["claim"].str.startswith(drop)]).values())
     assert items[0 if drop == "yahoo =" else 2].verdict == "not tested"
+
+
+def _per_query(tmp_path, diff, noise, n=800):
+    """per_query_ndcg10.csv: AdaRank trained with YAHOO = trained with RankLib + ``diff`` + noise."""
+    import numpy as np
+
+    rng = np.random.default_rng(np.random.SeedSequence(51))
+    base = rng.uniform(0.2, 0.6, n)
+    rows = []
+    for tc, v in (("ranklib", base), ("yahoo", base + diff + rng.normal(0, noise, n))):
+        rows.append(pd.DataFrame(dict(learner="adarank", train_convention=tc, fold=1, qid=np.arange(n),
+                                      eval_convention="ranklib", k=10, ndcg=v)))
+    pd.concat(rows).to_csv(tmp_path / "ndcg" / "per_query_ndcg10.csv", index=False)
+
+
+def test_yahoo_training_is_judged_at_its_paired_resolution(tmp_path):
+    """YAHOO training's difference against BETTER_TOL at 2 paired se over the test queries."""
+    _write(tmp_path, curves=_curves(yahoo_diff=0.002))
+    _per_query(tmp_path, 0.002, noise=0.001)   # se 0.00004: 0.002 is resolved above 0.001
+    f = _get(_write(tmp_path, curves=_curves(yahoo_diff=0.002)), 3)
+    assert f.verdict == "reproduced" and f.power.margins
+    _per_query(tmp_path, 0.002, noise=0.1)     # se 0.0035: 0.002 lies 0.001 from 0.001, inside 0.007
+    f = _get(_write(tmp_path, curves=_curves(yahoo_diff=0.002)), 3)
+    assert f.verdict == "not tested" and "AdaRank YAHOO − ranklib training 0.002" in f.reason

@@ -26,9 +26,11 @@ cases are exact; the paired tests (LETOR training, the orderings) are "not teste
 :data:`evalrank.papers.common.findings.MIN_TEST_N` queries, and state the standard error of the
 NDCG@10 difference they test, recovered from their t (``ordering.csv``: ``|mean_difference / t|``)
 or p (``claims.csv``: ``|Δ| / t_{n-1}^{-1}(1 - p/2)``); YAHOO training's "slightly better" (by
-``BETTER_TOL``) has no paired test in the outputs: its power line gives the LETOR-training
-tests' se as an order of magnitude, and its verdict is not re-judged (a per-learner paired test of
-YAHOO vs RankLib training in ``claims.csv`` would be needed).
+``BETTER_TOL``) has no paired test in the outputs: each learner's YAHOO − RankLib difference is
+judged against ``−EQUAL_TOL`` and ``BETTER_TOL`` at 2 paired standard errors of that difference over
+the test queries (``per_query_ndcg10.csv``, :func:`_yahoo_margins`), by the rule every finding goes
+through (:func:`evalrank.papers.common.findings.within_resolution`). The verdicts decided by a
+paired t-test (p < ``ALPHA``) state the se of the tested difference; the test is their resolution.
 
 The verdict rules and their tolerances are stated next to each claim below. The paper ran every
 tool with exponential gains (Sec. 5: "we use all metrics with exponential relevance grades"), so
@@ -41,13 +43,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from evalrank.papers.busafekete2012.printed import LETOR_GAP, YAHOO_SHIFT
-from evalrank.papers.common.findings import MIN_TEST_N, Finding, Power, fmt, is_nan, pct, verdict_within
+from evalrank.papers.common.findings import (MIN_TEST_N, Z_RESOLVE, Finding, Margin, Power, fmt, is_nan, pct,
+                                             verdict_within)
 
 TITLE = "Busa-Fekete et al. (2012), tool differences in NDCG"
 REQUIRES = ("ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv")
 OPTIONAL = ("ndcg/tool_conventions.csv",)
 
 CLAIMS, ORDERING, CURVES, TOOLS = "ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv", "ndcg/tool_conventions.csv"
+PER_QUERY = "ndcg/per_query_ndcg10.csv"
 
 #: the presets (names in evalrank.metrics.conventions) of the paper's three compared behaviours
 YAHOO, LETOR = "yahoo", "letor4"
@@ -555,6 +559,33 @@ def _powers(out, ref: str):
                   how="median, ordering.csv's paired t-tests"))
 
 
+def _yahoo_margins(out, ref: str) -> tuple:
+    """Each learner's mean NDCG@10 (evaluated with ``ref``) trained with YAHOO minus trained with
+    ``ref``, against ``−EQUAL_TOL`` and ``BETTER_TOL``, at :data:`Z_RESOLVE` paired standard errors
+    over the test queries (``per_query_ndcg10.csv``); () without that table."""
+    if not out.has(PER_QUERY):
+        return ()
+    import numpy as np
+
+    pq = out.csv(PER_QUERY)
+    pq = pq[pq["eval_convention"] == ref]
+    keys = ["learner", "fold", "qid"]
+    a = pq[pq["train_convention"] == YAHOO].set_index(keys)["ndcg"]
+    b = pq[pq["train_convention"] == ref].set_index(keys)["ndcg"]
+    d = (a - b).dropna()
+    judged = _yahoo_diffs(out, ref) if out.has(CURVES) else None  # the rule's numbers (curves.csv)
+    margins = []
+    for lr, x in d.groupby(level="learner", sort=True):
+        x = x.to_numpy(dtype=float)
+        if x.size < 2:
+            continue
+        res = Z_RESOLVE * float(np.std(x, ddof=1)) / np.sqrt(x.size)
+        v = float(judged[lr]) if judged is not None and lr in judged.index else float(x.mean())
+        for t in (-EQUAL_TOL, BETTER_TOL):
+            margins.append(Margin(f"{_name(lr)} YAHOO − {ref} training", v, t, res))
+    return tuple(margins)
+
+
 def findings(out):
     ref = _reference(out)
     items = [_yahoo_shift(out, ref), _letor_collapse(out, ref), _letor_training(out, ref),
@@ -572,7 +603,9 @@ def findings(out):
     # YAHOO training: the outputs hold no paired test of it, so its differences' se is not known; the
     # LETOR-training tests' se stands in as an order of magnitude, stated but not judged by
     items[3] = items[3].with_power(replace(train, note="no paired test of YAHOO training in the outputs: the se is "
-                                                       "the LETOR-training tests', an order of magnitude"))
+                                                       "the LETOR-training tests', an order of magnitude; each "
+                                                       "learner's difference is judged at its own paired se",
+                                           margins=_yahoo_margins(out, ref)))
     items[4:7] = [f.with_power(order, min_n=MIN_TEST_N, why=why) for f in items[4:7]]
     items[7] = items[7].with_power(Power(note="today's tools on crafted cases: exact, no sampling error"))
     return items
