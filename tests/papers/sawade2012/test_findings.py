@@ -150,6 +150,11 @@ def test_coverage_verdict_flips_and_numbers_are_the_csvs(tmp_path):
     c = _coverage(low_small=0.95)
     c = c[c.experiment != "fig2_x"]
     assert _by(sawade.findings(_write(tmp_path / "c", coverage=c)), "covers").verdict == "reproduced"
+    # a study whose budgets are all at most 50 (the excerpt's): the rule's cells above 50 do not exist
+    small = _coverage()
+    small = small[small.budget <= 50]
+    f = _by(sawade.findings(_write(tmp_path / "d", coverage=small)), "covers")
+    assert f.verdict == "not tested" and "this study has none" in f.reason and "Λ ≥" not in f.ours
 
 
 def test_missing_files_give_not_tested(tmp_path):
@@ -253,6 +258,9 @@ def test_campaign_findings_read_the_study_and_flip_at_their_targets(tmp_path):
         t.to_csv(tmp_path / sub / "active" / "campaign_coverage.csv", index=False)
         w = _by(sawade.findings(out), "width at Λ = 200")
         assert w.verdict == verdict and "width not checked" in w.ours and "RMSE" in w.ours
+        # the floors' trade-off is judged on the width at Λ = 200: without it, not tested (not a width of n/a)
+        fl = _by(sawade.findings(out), "bounds each importance weight")
+        assert fl.verdict == "not tested" and "Λ = 200" in fl.reason and "budget grid" in fl.reason
     # too few campaigns to resolve 97 % from 95 %: not tested, with the reason
     few = _by(_campaign_items(tmp_path / "g", n=40), "in all cells")
     assert few.verdict == "not tested" and "40 campaigns" in few.reason

@@ -277,6 +277,9 @@ def _floor_finding(t) -> Finding:
     a = t[(t["estimator"] == mine) & (t["interval"] == "cs")]
     if a["epsilon"].nunique() < 2:
         return Finding.not_tested(claim, "the study compares fewer than two floors", CAMPAIGN)
+    if not (a["budget"] == WIDTH_BUDGET).any():
+        return Finding.not_tested(claim, f"Λ = {WIDTH_BUDGET}, where the rule compares the floors' widths, is not on "
+                                         f"the study's budget grid (largest Λ = {fmt(a['budget'].max())})", CAMPAIGN)
     small = a["budget"].min()
     parts, meets = [], []
     for eps, g in a.groupby("epsilon"):

@@ -371,7 +371,10 @@ def _coverage_finding(out) -> Finding:
                                f"(binomial se ≤ {pct(c['coverage_se'].max(), 2)})")
     if inb.all():
         v, why = "reproduced", "every cell is in the band."
-    elif inb[big].all() and big.any():
+    elif not big.any():
+        v, why = "not tested", (f"every budget of this study is at most Λ = {fmt(FEW_DRAWS)}, where `evalrank active "
+                                f"estimate` warns; the rule judges the cells above it, and this study has none.")
+    elif inb[big].all():
         v, why = "partly", (f"every cell above Λ = {fmt(FEW_DRAWS)} is in the band, but not every smaller one; "
                             f"`evalrank active estimate` warns at {fmt(FEW_DRAWS)} draws or fewer.")
     else:
