@@ -86,3 +86,81 @@ def test_compare_finds_the_baseline_by_its_name_without_extension(trec):
     (runs / "bm25.run").write_text(files[0].read_text())
     err = run("compare", "--baseline", "bm25", "-m", "map", qrels, *files, runs / "bm25.run", rc=1).stderr
     assert "ambiguous" in err and "bm25.txt" in err and "bm25.run" in err, err
+
+
+# -- --format text|csv|tsv|json wherever a table is printed -----------------------------------
+def _parsed(fmt: str, text: str) -> pd.DataFrame:
+    if fmt == "json":
+        return pd.DataFrame(json.loads(text))
+    return pd.read_csv(io.StringIO(text), sep="," if fmt == "csv" else "\t")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv", "json"])
+def test_every_table_command_takes_the_same_formats(trec, fmt):
+    qrels, runs, files = trec
+    ev = _parsed(fmt, run("evaluate", "-q", "-m", "map", "-m", "num_ret", "--format", fmt, qrels, *files).stdout)
+    assert list(ev.columns) == ["run", "measure", "qid", "value"]
+    text = run("evaluate", "-q", "-m", "map", "-m", "num_ret", qrels, files[1]).stdout   # trec_eval's lines
+    one = ev[ev.run == "dense.txt"]
+    assert len(one) == len(text.splitlines())
+    for line, (_, row) in zip(text.splitlines(), one.iterrows()):
+        measure, qid, value = line.split("\t")
+        assert (measure.strip(), qid) == (row.measure, str(row.qid)) and float(value) == pytest.approx(row.value, abs=5e-5)
+    cmp = _parsed(fmt, run("compare", "--baseline", "bm25", "-m", "map", "--format", fmt, qrels, *files).stdout)
+    assert cmp["run"].tolist() == ["bm25.txt", "dense.txt", "mixed.txt"] and "randomization_p" in cmp.columns
+    risk = _parsed(fmt, run("risk", "--baseline", "bm25", "--format", fmt, qrels, *files).stdout)
+    assert sorted(risk["system"]) == ["bm25.txt", "dense.txt", "mixed.txt"] and "georisk_a5" in risk.columns
+
+
+def test_compare_text_fits_100_columns_and_wide_has_every_column(trec):
+    qrels, runs, files = trec
+    args = ("compare", "--baseline", "bm25", "-m", "map", "-m", "ndcg_cut.10", qrels, *files)
+    text = run(*args).stdout
+    assert max(len(line) for line in text.splitlines()) <= 100, text
+    wide = run(*args, "--wide").stdout
+    for column in ("n_queries", "mean_ci", "ttest_p", "randomization_p", "urisk", "georisk"):
+        assert column in wide.splitlines()[0] and column not in text.splitlines()[0]
+    assert "--wide" in text   # the note says where the rest is
+
+
+def test_measures_print_as_asked(trec):
+    qrels, runs, files = trec
+    out = run("evaluate", "-m", "mrr", "-m", "MRR@10", "-m", "recip_rank", "-m", "P.5,10", "-m", "p@5", qrels,
+              files[0]).stdout
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["recip_rank", "P_5", "P_10", "mrr",
+                                                                         "MRR@10", "p@5"]
+    cmp = _parsed("csv", run("compare", "--baseline", "bm25", "-m", "mrr", "--format", "csv", qrels, *files).stdout)
+    assert set(cmp["measure"]) == {"mrr"}
+
+
+def test_standard_input_once(trec):
+    """'-' is standard input for QRELS or one RUN of every command (evaluate's is tested with its
+    reader), once."""
+    import subprocess
+    import sys
+
+    qrels, runs, files = trec
+    want = run("compare", "--baseline", "bm25", "-m", "map", "--format", "csv", qrels, *files).stdout
+    got = subprocess.run([sys.executable, "-m", "evalrank", "compare", "--baseline", "bm25", "-m", "map", "--format",
+                          "csv", "-", *map(str, files)], input=qrels.read_text(), capture_output=True, text=True,
+                         timeout=300)
+    assert (got.returncode, got.stdout) == (0, want), got.stderr
+    got = subprocess.run([sys.executable, "-m", "evalrank", "risk", "--baseline", "bm25", "--format", "csv",
+                          str(qrels), *map(str, files[:2]), "-"], input=files[2].read_text(), capture_output=True,
+                         text=True, timeout=300)
+    assert got.returncode == 0 and "\n-," in got.stdout, got.stderr   # the run read from stdin, named '-'
+    for command in ("compare", "risk"):
+        err = run(command, "--baseline", "bm25", "-", "-", *files, rc=1).stderr
+        assert err == f"evalrank {command}: error: '-' (standard input) is given more than once: it can be read " \
+                      "once, as one file\n"
+
+
+# -- an example in every --help ---------------------------------------------------------------
+def test_every_user_command_has_examples_in_its_help():
+    from evalrank.cli import build_parser
+
+    parser = build_parser()
+    assert "examples:\n  evalrank " in parser.format_help()
+    subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    for name in ("evaluate", "compare", "risk", "validate-config", "ndcg"):
+        assert "examples:\n  " in subs[name].format_help(), name

@@ -278,9 +278,10 @@ def write_table(df, path: str | os.PathLike, float_format: str = "%.6g") -> None
         df.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
 
 
-def format_table(df, fmt: str, float_format: str = "%.6g") -> str:
-    """A table as programs read it: ``csv``, ``tsv`` (a header, one row per line, ``float_format``,
-    blanks for missing values) or ``json`` (a list of records, null for missing values)."""
+def format_table(df, fmt: str, float_format: str | None = "%.6g") -> str:
+    """A table as programs read it: ``csv``, ``tsv`` (a header, one row per line, ``float_format``
+    (None: every digit, Python's repr), blanks for missing values) or ``json`` (a list of records,
+    null for missing values)."""
     if fmt == "json":
         return df.to_json(orient="records", indent=1, double_precision=15) + "\n"
     if fmt not in ("csv", "tsv"):

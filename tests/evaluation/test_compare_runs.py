@@ -145,17 +145,24 @@ def test_cli_ambiguous_and_unknown_baselines_are_one_line(files):
 
 
 def test_cli_table_and_out_file_show_the_intervals(files):
-    out = evalrank("compare", "--baseline", "runs/a.txt", "-m", "map", "--interval", "bootstrap", "--level", "0.9",
-                   "--resamples", "500", "--seed", "4", "qrels", "runs/a.txt", "runs/b.txt")
+    args = ("compare", "--baseline", "runs/a.txt", "-m", "map", "--interval", "bootstrap", "--level", "0.9",
+            "--resamples", "500", "--seed", "4", "qrels", "runs/a.txt", "runs/b.txt")
+    compact = evalrank(*args)
+    assert compact.returncode == 0, compact.stderr
+    assert compact.stdout.split("\n")[0].split() == ["measure", "run", "mean", "delta", "delta_ci", "p_corrected",
+                                                     "sig", "w/l/t", "trisk"]
+    assert max(map(len, compact.stdout.splitlines())) <= 100   # fits 100 columns (issue 50)
+    out = evalrank(*args, "--wide")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split()[:7] == ["measure", "run", "n_queries", "mean", "mean_ci", "delta", "delta_ci"]
+    assert compact.stdout.split("\n")[2].split()[3] in lines[2]   # the same delta_ci
     lib = er.compare("qrels", ["runs/a.txt", "runs/b.txt"], ["map"], baseline="a.txt", interval="bootstrap",
                      level=0.9, resamples=500, seed=4)
     r = lib.iloc[1]
     assert f"[{r.mean_ci_low:.4f}, {r.mean_ci_high:.4f}]" in lines[2]
     assert f"[{r.delta_ci_low:.4f}, {r.delta_ci_high:.4f}]" in lines[2]
-    assert "90% confidence intervals (BCa bootstrap, 500 resamples of the topics, seed 4)" in out.stdout
+    assert "90% confidence intervals (BCa bootstrap, 500 resamples of the topics, seed 4)" in " ".join(out.stdout.split())
     res = evalrank("compare", "--baseline", "a.txt", "-m", "map", "--format", "csv", "-o", files / "cmp.csv",
                    "qrels", "runs/a.txt", "runs/b.txt")
     assert res.returncode == 0 and res.stdout == ""
@@ -164,7 +171,7 @@ def test_cli_table_and_out_file_show_the_intervals(files):
     assert written["delta_ci_low"].isna().tolist() == [True, False]
     text = evalrank("compare", "--baseline", "a.txt", "-m", "map", "-o", files / "cmp.txt", "qrels", "runs/a.txt",
                     "runs/b.txt")
-    assert text.returncode == 0 and "95% confidence intervals (paired t)" in (files / "cmp.txt").read_text()
+    assert text.returncode == 0 and "95% confidence intervals (paired t)" in " ".join((files / "cmp.txt").read_text().split())
 
 
 def test_cli_defaults_are_the_librarys():

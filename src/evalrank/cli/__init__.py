@@ -104,7 +104,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         p.usage = "%(prog)s [-h] COMMAND [OPTIONS ...]"   # after the sub-parsers, which take their prog from it
         return p
     p = Parser(prog="evalrank",
-               epilog="'evalrank COMMAND --help' describes a command and its options.")
+               epilog="examples:\n"
+                      "  evalrank evaluate -m map -m ndcg_cut.10 qrels.txt run.txt\n"
+                      "  evalrank compare --baseline bm25 qrels.txt runs/*.txt\n"
+                      "  evalrank risk --baseline bm25 qrels.txt runs/*.txt\n\n"
+                      "'evalrank COMMAND --help' describes a command and its options, with examples.")
     from evalrank import __version__
 
     p.add_argument("--version", action="version", version=f"evalrank {__version__}")

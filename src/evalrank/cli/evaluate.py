@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from evalrank.cli.common import add_command, same_file
+from evalrank.cli.common import add_command, add_format, same_file
 from evalrank.metrics.conventions import names_text
 
 __all__ = ["add_parsers", "DEFAULT_MEASURES"]
@@ -72,13 +72,19 @@ def _check_trec_flags(a) -> None:
                          "and line")
 
 
+def _one_stdin(a) -> list:
+    """The inputs, QRELS and RUN...; '-' (standard input) among them at most once."""
+    inputs = [a.qrels, *a.runs]
+    if inputs.count("-") > 1:
+        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
+    return inputs
+
+
 def _check_files(a) -> None:
     """What ``evaluate`` refuses before reading a file (one line naming the option): standard
     input ('-') given twice, ``-o ''``, ``-o`` naming one of the inputs (it would be replaced by
     the output), a negative ``-M`` (trec_eval 9.0.8 crashes), an unknown ``--convention``."""
-    inputs = [a.qrels, *a.runs]
-    if inputs.count("-") > 1:
-        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
+    inputs = _one_stdin(a)
     if a.out is not None:
         if not a.out.strip():
             raise ValueError(f"-o {a.out!r}: an empty file name")
@@ -118,12 +124,20 @@ def cmd_evaluate(a) -> None:
     finally:
         if bar is not None:
             bar.close()
-    _write(format_trec(res, per_query=a.q, summary=not a.n), a.out)
+    if a.format == "text":
+        text = format_trec(res, per_query=a.q, summary=not a.n)
+    else:
+        from evalrank.evaluation.trec_text import trec_table
+        from evalrank.io import format_table
+
+        text = format_table(trec_table(res, per_query=a.q, summary=not a.n), a.format, float_format=None)
+    _write(text, a.out)
 
 
 def cmd_compare(a) -> None:
     from evalrank.evaluation.compare import check_numeric_measures, check_options, compare
 
+    _one_stdin(a)
     measures = a.measures or list(COMPARE_MEASURES)
     check_numeric_measures(measures, "-m")  # the library's checks, each error naming its option
     check_options(a.correction, a.alpha, a.permutations, a.seed, a.risk_alpha, a.interval, a.level, a.resamples,
@@ -134,36 +148,53 @@ def cmd_compare(a) -> None:
                     risk_alpha=a.risk_alpha, interval=a.interval, level=a.level, resamples=a.resamples,
                     relevance_level=a.l, max_docs=a.M, complete=a.c,
                     precision=None if a.float64 else "float32", convention=a.convention)
-    if a.format == "csv":
-        text = table.to_csv(index=False, float_format="%.6g")
+    if a.format == "text":
+        text = _compare_text(table, a.alpha, wide=a.wide)
     else:
-        text = _compare_text(table, a.alpha)
+        from evalrank.io import format_table
+
+        text = format_table(table, a.format, float_format="%.6g")
     _write(text, a.out)
 
 
-def _compare_text(table, alpha: float) -> str:
-    """An aligned table for the console, with the test and correction said underneath."""
+#: compare's console table: what fits 100 columns (with run names up to ~12 characters), and with
+#: --wide every column (the csv/tsv/json formats have every column, unformatted)
+COMPACT = ["measure", "run", "mean", "delta", "delta_ci", "p_corrected", "sig", "w/l/t", "trisk"]
+WIDE = ["measure", "run", "n_queries", "mean", "mean_ci", "delta", "delta_ci", "ttest_p", "randomization_p",
+        "p_corrected", "significant", "wins", "losses", "ties", "urisk", "trisk", "georisk"]
+
+
+def _compare_text(table, alpha: float, wide: bool = False) -> str:
+    """An aligned table for the console, with the test and correction said underneath (lines of
+    at most 100 characters)."""
+    import textwrap
+
     shown = table.copy()
     shown["significant"] = shown["significant"].map({True: "yes", False: "no"}).fillna("")
+    shown["sig"] = shown["significant"]
+    counts = shown[["wins", "losses", "ties"]].astype(object).where(shown[["wins", "losses", "ties"]].notna(), None)
+    shown["w/l/t"] = ["" if w is None else f"{w}/{lo}/{t}" for w, lo, t in counts.itertuples(index=False)]
     for what in ("mean", "delta"):  # the interval as one column: [low, high]
         low, high = shown[f"{what}_ci_low"], shown[f"{what}_ci_high"]
         shown[f"{what}_ci"] = [f"[{lo:.4f}, {hi:.4f}]" if lo == lo else "" for lo, hi in zip(low, high)]
-    cols = ["measure", "run", "n_queries", "mean", "mean_ci", "delta", "delta_ci", "ttest_p", "randomization_p",
-            "p_corrected", "significant", "wins", "losses", "ties", "urisk", "trisk", "georisk"]
-    text = shown[cols].to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="")
+    text = shown[WIDE if wide else COMPACT].to_string(index=False, float_format=lambda v: f"{v:.4f}", na_rep="")
     attrs = table.attrs
     method = ("paired t" if attrs.get("interval") == "t" else
               f"BCa bootstrap, {attrs.get('resamples')} resamples of the topics, seed {attrs.get('seed')}")
-    note = (f"\nbaseline {attrs.get('baseline')}; mean_ci, delta_ci: {attrs.get('level', 0) * 100:g}% confidence "
-            f"intervals ({method}); p_corrected: the randomization test's p "
-            f"({attrs.get('correction')} over the runs of each measure), significant at alpha {alpha}; "
-            f"TRisk < -2: significantly riskier than the baseline (Dincer et al. 2016)\n")
+    n = sorted(set(table["n_queries"].dropna().astype(int).tolist()))
+    notes = [f"baseline {attrs.get('baseline')}, {' or '.join(map(str, n))} topics; "
+             + ("mean_ci, " if wide else "") + f"delta_ci: {attrs.get('level', 0) * 100:g}% confidence "
+             f"intervals ({method}); p_corrected: the randomization test's p "
+             f"({attrs.get('correction')} over the runs of each measure), significant at alpha {alpha}"
+             + ("" if wide else "; w/l/t: topics won, lost, tied")
+             + "; TRisk below -2: significantly riskier than the baseline (Dincer et al. 2016)"
+             + ("" if wide else "; --wide: every column (t-test, URisk, GeoRisk, ...)")]
     tests = table[table["run"] != attrs.get("baseline")]
     if tests["trisk"].isna().any():
-        note += ("trisk blank: every topic's (risk-weighted) difference from the baseline is the same, so its "
-                 "standard error is 0 and TRisk = URisk / SE is undefined (ttest_p likewise); urisk gives the "
-                 "direction\n")
-    return text + "\n" + note
+        notes.append("trisk blank: every topic's (risk-weighted) difference from the baseline is the same, so "
+                     "its standard error is 0 and TRisk = URisk / SE is undefined (ttest_p likewise); "
+                     + ("urisk gives the direction" if wide else "delta gives the direction"))
+    return text + "\n\n" + "\n".join(textwrap.fill(note, width=100, break_on_hyphens=False) for note in notes) + "\n"
 
 
 def _common(s, default_measures: str, stdin: bool = False) -> None:
@@ -198,7 +229,8 @@ def add_parsers(sub) -> None:
                     "Without -m: " + " ".join(DEFAULT_MEASURES) + " (trec_eval's default set, in part).\n\n"
                     "examples:\n"
                     "  evalrank evaluate -m map -m P.5,10 -m ndcg_cut.10 qrels.txt run.txt\n"
-                    "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 qrels.txt runs/*.txt")
+                    "  evalrank evaluate -q -m ndcg_cut.10 -m err@20 --format csv qrels.txt runs/*.txt\n"
+                    "  zcat run.txt.gz | evalrank evaluate -m map qrels.txt -")
     _common(s, " ".join(DEFAULT_MEASURES), stdin=True)
     s.add_argument("-q", action="store_true", help="print each topic's values too, before 'all'")
     s.add_argument("-n", action="store_true", help="no summary: leave out the 'all' lines (trec_eval -n)")
@@ -212,6 +244,7 @@ def add_parsers(sub) -> None:
                    help="the qrels file's format (trec_eval -R): qrels (default) or qrels_jg (qid group docno rel: "
                         "the measures map_avgjg, P_avgjg, Rprec_mult_avgjg); trec_eval's preference formats are "
                         "refused, naming their measures")
+    add_format(s, "trec_eval's lines (measure, qid, value; the run first with several runs)")
     s.add_argument("-T", default="trec_results", metavar="FORMAT",
                    help="the run files' format (trec_eval -T): trec_results, the only one")
     from evalrank import __version__
@@ -231,13 +264,17 @@ def add_parsers(sub) -> None:
                     "or BCa bootstrap), paired t-test, paired randomization test (the primary test, corrected for\n"
                     "the number of runs compared), wins/losses/ties, and the risk measures of Dincer et al. (2016)\n"
                     "against the baseline. Runs are named by their file names (runs sharing one, by the end of\n"
-                    "their paths that tells them apart); --baseline and --test take a run's path or its name.\n\n"
+                    "their paths that tells them apart); --baseline and --test take a run's path or its name (with\n"
+                    "or without the file's extension). The text table has the main columns within 100\n"
+                    "characters; --wide or --format csv|tsv|json give every column.\n\n"
                     "examples:\n"
                     "  evalrank compare --baseline runs/bm25.txt -m map -m ndcg_cut.10 qrels.txt runs/*.txt\n"
-                    "  evalrank compare --baseline bm25.txt --interval bootstrap --level 0.9 qrels.txt runs/*.txt")
-    _common(s, " ".join(COMPARE_MEASURES))
+                    "  evalrank compare --baseline bm25 --interval bootstrap --level 0.9 --wide qrels.txt runs/*.txt\n"
+                    "  evalrank compare --baseline bm25 --format json qrels.txt runs/*.txt > comparison.json")
+    _common(s, " ".join(COMPARE_MEASURES), stdin=True)
     s.add_argument("--baseline", required=True, metavar="RUN",
-                   help="the baseline run: its path (as given or any path of the same file) or its name")
+                   help="the baseline run: its path (as given or any path of the same file), its name, or its file "
+                        "name without the extension (bm25 for runs/bm25.txt)")
     s.add_argument("--test", action="append", metavar="RUN",
                    help="a run to compare with the baseline, by path or name; repeat for several "
                         "(default: all others)")
@@ -253,4 +290,7 @@ def add_parsers(sub) -> None:
     s.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals")
     s.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples (--interval bootstrap)")
     s.add_argument("--risk-alpha", type=float, default=1.0, help="the risk measures' alpha (loss weight 1 + alpha)")
-    s.add_argument("--format", choices=["text", "csv"], default="text", help="aligned text or CSV")
+    add_format(s, "an aligned table of the main columns within 100 characters (--wide: every column), the "
+                  "test and intervals said underneath")
+    s.add_argument("--wide", action="store_true",
+                   help="the text table with every column of the csv/tsv/json formats (about 180 characters wide)")

@@ -145,7 +145,11 @@ def add_parsers(sub) -> None:
                                 "NDCG@k of a TREC run against qrels, or of a LETOR file and one score per line,\n"
                                 "under a named convention; one line per query and the mean (TSV), or JSON.\n"
                                 "--gain, --empty, --short, --ties and --precision override one rule of the\n"
-                                "convention each.")
+                                "convention each.\n\n"
+                                "examples:\n"
+                                "  evalrank ndcg --qrels qrels.txt --run run.txt --convention gdeval -k 20\n"
+                                "  evalrank evaluate -q -m 'ndcg(convention=gdeval)@20' qrels.txt run.txt   "
+                                "(the same values)")
     s.add_argument("--qrels", help="TREC qrels: qid iter docno rel (the input: --qrels and --run, or --letor "
                                    "and --scores)")
     s.add_argument("--run", help="TREC run: qid Q0 docno rank score tag (with --qrels)")

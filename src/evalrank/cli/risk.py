@@ -38,6 +38,8 @@ def _inputs(a) -> tuple:
         raise ValueError("QRELS and RUN...: give the qrels file and the run files (evalrank risk QRELS RUN...)")
     if not runs:
         raise ValueError("RUN: give the run files after the qrels (two or more, or a folder of them)")
+    if [qrels, *runs].count("-") > 1:
+        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
     if fmt is None:
         fmt = "tsv" if old else "text"
     return qrels, runs, measure, fmt
@@ -88,9 +90,10 @@ def add_parsers(sub) -> None:
                                 "  evalrank risk --baseline bm25 qrels.txt runs/*.txt\n"
                                 "  evalrank risk --baseline runs/bm25.txt -m ndcg@10 --alphas 0 1 5 --format csv "
                                 "qrels.txt runs/")
-    s.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file: qid iter docno rel")
+    s.add_argument("qrels", metavar="QRELS", nargs="?", help="TREC qrels file: qid iter docno rel ('-': standard input)")
     s.add_argument("runs", metavar="RUN", nargs="*",
-                   help="TREC run files (the population, two or more); a folder stands for its files")
+                   help="TREC run files (the population, two or more); a folder stands for its files ('-': "
+                        "standard input)")
     s.add_argument("--baseline", required=True, metavar="RUN",
                    help="the baseline run (URisk, TRisk): its path, its file name, or its file name without the "
                         "extension (bm25 for runs/bm25.txt)")

@@ -22,5 +22,11 @@ def cmd_validate_config(a):
 
 def add_parsers(sub) -> None:
     s = add_command(sub, "validate-config", cmd_validate_config,
-                    "validate a config file (types, ranges, keys given twice) and print it with defaults filled in")
+                    "validate a config file (types, ranges, keys given twice) and print it with defaults filled in",
+                    description="Validate a workflow config file against the schema (types, ranges, unknown keys,\n"
+                                "keys given twice) and print it as JSON with the schema's defaults filled in: the\n"
+                                "config the Snakemake rules see. Each problem is one line naming the dotted key.\n\n"
+                                "examples:\n"
+                                "  evalrank validate-config config/config.yaml\n"
+                                "  evalrank validate-config config/paper.yaml | jq .sawade2012")
     s.add_argument("config", help="a workflow config file (YAML), e.g. config/config.yaml")

@@ -15,7 +15,7 @@ from evalrank.metrics.names import COUNTS
 if TYPE_CHECKING:
     from evalrank.evaluation.evaluate import RunResult
 
-__all__ = ["format_trec"]
+__all__ = ["format_trec", "trec_table"]
 
 
 def _fmt(col: str, qid: str, v, fmt: str = "float") -> str:
@@ -29,14 +29,9 @@ def _fmt(col: str, qid: str, v, fmt: str = "float") -> str:
     return f"{col:<22}\t{qid}\t{v:6.4f}"
 
 
-def format_trec(results: list[RunResult], *, per_query: bool = False, summary: bool = True) -> str:
-    """trec_eval's output: ``measure<TAB>qid<TAB>value`` lines, per topic (``per_query``, as
-    ``-q``; topics a run lacks are not printed) then ``all`` (unless ``summary`` is false, as
-    ``-n``); with several runs each line starts with the run's name and a tab."""
-    lines = []
-    many = len(results) > 1
+def _lines(results: list[RunResult], per_query: bool, summary: bool):
+    """(run, measure, qid, value, format) of every line trec_eval prints, in its order."""
     for r in results:
-        pre = f"{r.name}\t" if many else ""
         fmts = r.formats or tuple("long" if c in COUNTS else "float" for c in r.columns)
         shown = [j for j in range(len(r.columns)) if (r.per_query[j] if r.per_query else r.columns[j] != "num_q")]
         if per_query:
@@ -46,8 +41,33 @@ def format_trec(results: list[RunResult], *, per_query: bool = False, summary: b
                 for j in shown:
                     c = r.columns[j]
                     v = r.strings[c][i] if r.strings and c in r.strings else r.values[i, j]
-                    lines.append(pre + _fmt(c, q, v, fmts[j]))
+                    yield r.name, c, q, v, fmts[j]
         if summary:
             for c, v in r.means().items():
-                lines.append(pre + _fmt(c, "all", v, fmts[r.columns.index(c)]))
+                yield r.name, c, "all", v, fmts[r.columns.index(c)]
+
+
+def format_trec(results: list[RunResult], *, per_query: bool = False, summary: bool = True) -> str:
+    """trec_eval's output: ``measure<TAB>qid<TAB>value`` lines, per topic (``per_query``, as
+    ``-q``; topics a run lacks are not printed) then ``all`` (unless ``summary`` is false, as
+    ``-n``); with several runs each line starts with the run's name and a tab."""
+    many = len(results) > 1
+    lines = [(f"{run}\t" if many else "") + _fmt(c, q, v, fmt)
+             for run, c, q, v, fmt in _lines(results, per_query, summary)]
     return "\n".join(lines) + "\n" if lines else ""
+
+
+def trec_table(results: list[RunResult], *, per_query: bool = False, summary: bool = True):
+    """The lines of :func:`format_trec` as a DataFrame ``run, measure, qid, value`` for programs
+    (``evaluate --format csv|tsv|json``): values unrounded, counts as integers, ``runid`` and
+    ``relstring`` as text (the column is then of objects)."""
+    import pandas as pd
+
+    rows = []
+    for run, c, q, v, fmt in _lines(results, per_query, summary):
+        if fmt == "long":
+            v = int(v)
+        elif fmt != "string":
+            v = float(v)
+        rows.append((run, c, q, v))
+    return pd.DataFrame(rows, columns=["run", "measure", "qid", "value"])

@@ -64,15 +64,17 @@ def table6_files(population, *, out_dir, baseline: str, alphas, top: int, measur
 
 
 def _run_files(runs) -> list:
-    """The run files of ``runs``: a list of files (a folder among them stands for its files), or
-    one folder or file."""
+    """The run files of ``runs``: a list of files (a folder among them stands for its files; '-'
+    standard input), or one folder or file."""
     import os
 
     items = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     paths = []
     for item in items:
         path = Path(item)
-        if path.is_dir():
+        if str(item) == "-":   # standard input, read once (the run named '-')
+            paths.append(path)
+        elif path.is_dir():
             paths += sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         elif path.is_file():
             paths.append(path)
