@@ -82,3 +82,27 @@ def test_no_paper_builds_a_not_tested_finding_by_hand():
         src = inspect.getsource(importlib.import_module(name))
         assert not re.search(r"Finding\(\s*[^()]*?,\s*\"—\",\s*\"not tested\"", src), name
         assert not re.search(r"ours=\"—\",\s*verdict=\"not tested\"", src), name
+
+
+def test_the_page_speaks_without_the_projects_issue_numbers():
+    """findings.md is read by users: no "issue 27" or "(before)" in any text a paper's findings modules
+    put on the page (string literals, docstrings and comments aside), nor in the page's header."""
+    import ast
+    import re
+    from pathlib import Path
+
+    papers = Path(findings.__file__).resolve().parents[1]
+    bad = re.compile(r"\b[Ii]ssue \d+|\(before\)|the tool before")
+    assert not bad.search(findings.HEADER)
+    hits = []
+    for path in sorted(papers.glob("*/*.py")):
+        if not (path.name.startswith(("findings", "claims", "rules", "power")) or path.name == "plots.py"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.FunctionDef, ast.ClassDef)) and n.body
+                and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs and bad.search(n.value):
+                hits.append(f"{path.relative_to(papers)}:{n.lineno}: {n.value[:60]}")
+    assert not hits, hits

@@ -38,7 +38,7 @@ HOW = "jackknife over pool queries and, through rho's moment equation, over the 
 #: DCG's saving must reach this share of ERR's to be "qualitatively similar"
 HALF = 0.5
 
-CALIBRATION_CLAIM = ("Issue 30: a label model whose per-query variance is calibrated on held-out queries "
+CALIBRATION_CLAIM = ("Ours, not the paper's: a label model whose per-query variance is calibrated on held-out queries "
                      f"(realised / predicted {RATIO_BAND[0]}–{RATIO_BAND[1]}, DCG and ERR), where Theorem 3's "
                      "independent labels are overconfident for DCG")
 DCG_CLAIM = ("Sec. 5.1: DCG's savings are qualitatively similar to ERR's (here: the DCG saving positive and at "

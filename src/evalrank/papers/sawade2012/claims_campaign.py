@@ -65,16 +65,16 @@ def _cell_name(r) -> str:
 
 
 #: Issue 27's claims on the labelling tool's defaults (``campaign_coverage.csv``), ours, not the paper's
-_OURS = "Ours (issue 27), not the paper's: "
+_OURS = "Ours, not the paper's (the labelling tool, `evalrank active`): "
 CAMPAIGN_CLAIMS = (
     _OURS + f"the asymptotic confidence sequence of `evalrank active estimate --estimator hajek` / `aipw` "
-            "(AIPW, Hájek-normalized for one ranker; floor under q*; the default before `--estimator finite`) "
+            "(AIPW, Hájek-normalized for one ranker; floor under q*; the alternative to the finite-population default) "
             f"holds the truth **≥ {pct(CAMPAIGN_COVER, 0)}** of the time at each budget, in all cells",
     _OURS + f"looked at after each draw, it holds the truth at **all** looks from the smallest budget "
             f"(**≥ {pct(SIM_SMALL, 0)}**) and from Λ = {SIM_FROM} (**≥ {pct(SIM_LARGE, 0)}**) to the largest",
-    _OURS + f"its width at Λ = {WIDTH_BUDGET} is **≤ {WIDTH_MAX}×** the t interval of the tool before "
-            "(eq. 6 on q*), and the default estimate's RMSE **≤ 1.0×** eq. 6's on the same draws at each budget",
-    _OURS + "looked at after each draw, the t interval of eq. 6 (the tool before) does not keep its 95 %",
+    _OURS + f"its width at Λ = {WIDTH_BUDGET} is **≤ {WIDTH_MAX}×** the t interval of eq. 6 on q* without a floor "
+            "(`--estimator eq6 --interval t`), and the default estimate's RMSE **≤ 1.0×** eq. 6's on the same draws at each budget",
+    _OURS + "looked at after each draw, the t interval of eq. 6 (`--estimator eq6 --interval t`) does not keep its 95 %",
     _OURS + f"the tool's default, `evalrank active estimate` (the pool as a finite population; a confidence "
             "sequence from the design's ranges, exact for the first looks) holds the truth **at each look at "
             f"once** from the smallest budget **≥ {pct(FINITE_SIM, 0)}** of the time in each cell, its interval at "
@@ -166,7 +166,7 @@ def _campaign_width(d, n: int) -> Finding:
         f"; RMSE {fmt(d['rmse_vs_eq6'].min(), 3)}–{fmt(wr['rmse_vs_eq6'], 3)}× eq. 6's on the "
         f"same draws (highest {_cell_name(wr)}, Λ = {fmt(wr['budget'])})")
     if d["rmse_vs_today"].notna().any():
-        ours += f", {fmt(d['rmse_vs_today'].min(), 3)}–{fmt(d['rmse_vs_today'].max(), 3)}× the tool before's"
+        ours += f", {fmt(d['rmse_vs_today'].min(), 3)}–{fmt(d['rmse_vs_today'].max(), 3)}× eq. 6 + t without a floor's"
     ok_w = bool(has_w and ww["width_vs_today"] <= WIDTH_MAX)
     ok_r = wr["rmse_vs_eq6"] <= RMSE_MAX + 5e-4   # printed to 3 digits
     over = d[d["rmse_vs_eq6"] > RMSE_MAX + 5e-4]
@@ -269,7 +269,7 @@ def _floor_finding(t) -> Finding:
     """The floor under q* (epsilon): what each epsilon of the study costs and buys."""
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
 
-    claim = ("Ours (issue 27): the floor under q*, q = (1 − ε) q* + ε/m, bounds each importance weight by 1/ε; "
+    claim = ("Ours, not the paper's: the floor under q*, q = (1 − ε) q* + ε/m, bounds each importance weight by 1/ε; "
              f"the default ε = {fmt(DEFAULT_EPSILON)} is chosen from this trade-off")
     from evalrank.active.estimators import default_estimator
 
@@ -287,7 +287,7 @@ def _floor_finding(t) -> Finding:
         wid = g.loc[g["budget"] == WIDTH_BUDGET, "width_vs_today"].max()
         parts.append(f"ε = {fmt(eps)}: largest weight {fmt(g['max_weight'].max())}, every look from Λ = {fmt(small)} "
                      f"{pct(sim)}, width at Λ = {WIDTH_BUDGET} ≤ {fmt(wid, 3)}×, RMSE ≤ "
-                     f"{fmt(g['rmse_vs_today'].max(), 3)}× the tool before's")
+                     f"{fmt(g['rmse_vs_today'].max(), 3)}× eq. 6 + t without a floor's")
         if g["coverage"].min() >= CAMPAIGN_COVER and sim >= SIM_SMALL and wid <= WIDTH_MAX:
             meets.append(float(eps))
     ok = any(abs(e - DEFAULT_EPSILON) < 1e-12 for e in meets)

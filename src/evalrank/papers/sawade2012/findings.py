@@ -340,8 +340,8 @@ def _dcg_label_reason(labels, none) -> str:
 def _coverage_finding(out) -> Finding:
     from evalrank.active.interval import FEW_DRAWS
 
-    claim = ("Ours (issue 18), not the paper's: the t interval of eq. 6 (`evalrank active estimate --estimator eq6 "
-             "--interval t`, the tool's default before issue 27) covers **95 %** "
+    claim = ("Ours, not the paper's: the t interval of eq. 6 (`evalrank active estimate --estimator eq6 "
+             "--interval t`, with a fixed budget) covers **95 %** "
              f"(acceptance band {pct(BAND[0], 0)}–{pct(BAND[1], 0)} per cell, passive and active sampling)")
     if not out.has(COVERAGE):
         return Finding.not_tested(claim, f"no `{COVERAGE}` in this config", COVERAGE)
