@@ -164,3 +164,12 @@ def test_every_user_command_has_examples_in_its_help():
     subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
     for name in ("evaluate", "compare", "risk", "validate-config", "ndcg"):
         assert "examples:\n  " in subs[name].format_help(), name
+
+
+def test_risk_writes_to_out_as_evaluate_and_compare_do(trec, tmp_path):
+    qrels, runs, files = trec
+    shown = run("risk", "--baseline", "bm25", qrels, *files).stdout
+    assert run("risk", "--baseline", "bm25", "-o", tmp_path / "t.txt", qrels, *files).stdout == ""
+    assert (tmp_path / "t.txt").read_text() == shown
+    err = run("risk", "--baseline", "bm25", "-o", files[1], qrels, *files, rc=1).stderr
+    assert err == f"evalrank risk: error: -o {files[1]}: that is the input {files[1]}; writing there would replace it\n"

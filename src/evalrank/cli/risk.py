@@ -11,7 +11,7 @@ stderr; with them the table stays TSV unless ``--format`` is given, as it was.
 
 from __future__ import annotations
 
-from evalrank.cli.common import _log, add_command, add_format, deprecated
+from evalrank.cli.common import _log, add_command, add_format, deprecated, same_file
 from evalrank.papers.dincer2016.stages import table6_args
 
 __all__ = ["add_parsers"]
@@ -40,6 +40,12 @@ def _inputs(a) -> tuple:
         raise ValueError("RUN: give the run files after the qrels (two or more, or a folder of them)")
     if [qrels, *runs].count("-") > 1:
         raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
+    if a.out is not None:
+        if not a.out.strip():
+            raise ValueError(f"-o {a.out!r}: an empty file name")
+        for path in [qrels, *runs]:
+            if path != "-" and same_file(a.out, path):
+                raise ValueError(f"-o {a.out}: that is the input {path}; writing there would replace it")
     if fmt is None:
         fmt = "tsv" if old else "text"
     return qrels, runs, measure, fmt
@@ -58,7 +64,12 @@ def cmd_risk(a):
         from evalrank.io import format_table
 
         text = format_table(t6, fmt, float_format="%.4f")
-    print(text, end="")
+    if a.out:
+        from evalrank.io import atomic_write_text
+
+        atomic_write_text(a.out, text)
+    else:
+        print(text, end="")
 
 
 def _text(t6, measure: str, alphas) -> str:
@@ -103,6 +114,8 @@ def add_parsers(sub) -> None:
     s.add_argument("--out-dir", help="also write table6.csv, observations.csv, georisk_curves.csv and the GeoRisk "
                                      "figure (needs matplotlib: pip install 'evalrank[repro]'; default: only the "
                                      "table on stdout)")
+    s.add_argument("-o", "--out", metavar="FILE", help="write the table to FILE, atomically, as evaluate's -o "
+                                                         "(default: stdout)")
     s.add_argument("--zero-totals", choices=["raise", "ignore"], default="raise",
                    help="a topic on which every run scores 0: refuse (raise, as the library) or count its "
                         "ZRisk/GeoRisk cells as z = 0 (ignore)")
