@@ -187,6 +187,47 @@ def draws_until(q, n_labels: int, rng) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
+def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int = 10) -> dict:
+    """The default with the plan corrected by the labels (``plan --continue --run --qrels``): a
+    first round of ``first`` labels from ``q``, then rounds of ``block`` labels, each from ``q``
+    mixed with the share of uniform sampling :func:`evalrank.active.adapt.choose_mix` picks from
+    the labels before it (fresh draws per round, as :func:`evalrank.active.campaign_plan.round_draws`
+    makes them); the finite estimate after every label."""
+    from evalrank.active.adapt import choose_mix
+    from evalrank.active.campaign_state import Plan
+    from evalrank.active.finite import finite_estimate
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 48, 1]))
+    q = w["q"]
+    N = q.size
+    n_labels = min(n_labels, N)
+    draws, ends, mixes, labelled = [], [], [0.0], set()
+    qids = [str(i) for i in range(N)]
+    while len(labelled) < n_labels:
+        qr = (1.0 - mixes[-1]) * q + mixes[-1] / N
+        cdf = np.cumsum(qr)
+        cdf /= cdf[-1]
+        want = min(first if not ends else block, n_labels - len(labelled))
+        got = 0
+        while got < want:
+            x = int(min(np.searchsorted(cdf, rng.random(), side="right"), N - 1))
+            draws.append(x)
+            if x not in labelled:
+                labelled.add(x)
+                got += 1
+        ends.append(len(draws))
+        if len(labelled) < n_labels:
+            p = Plan(qids, q, w["costs"], w["f"], w["var"], np.asarray(draws, dtype=np.int64), 0.0, False, False,
+                     False, {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes)})
+            mixes.append(choose_mix(p, w["L"]))
+    d = np.asarray(draws, dtype=np.int64)
+    rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
+    qs = np.stack([(1.0 - m) * q + m / N for m in mixes])
+    res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds)
+    return {"adaptive_est": res["estimate"], "adaptive_lo": res["ci_low"], "adaptive_hi": res["ci_high"],
+            "mix": float(np.mean(mixes[1:])) if len(mixes) > 1 else 0.0}
+
+
 def campaign(w: dict, n_labels: int, seed: int) -> dict:
     from evalrank.active.campaign_estimate import estimate_from_draws, predicted_term_variance
     from evalrank.active.finite import distinct_order, finite_estimate
@@ -219,7 +260,9 @@ def summarize(name: str, w: dict, runs: list[dict], n_labels: int) -> list[dict]
     N = w["L"].size
     S2 = float(w["L"].var(ddof=1))
     rows = []
-    for kind in ("new", "old"):
+    for kind in ("new", "adaptive", "old"):
+        if f"{kind}_est" not in runs[0]:
+            continue
         est = np.array([r[f"{kind}_est"] for r in runs])
         lo = np.array([r[f"{kind}_lo"] for r in runs])
         hi = np.array([r[f"{kind}_hi"] for r in runs])
@@ -232,9 +275,11 @@ def summarize(name: str, w: dict, runs: list[dict], n_labels: int) -> list[dict]
             e = est[:, n - 1]
             srs = np.sqrt(max(1.0 - n / N, 0.0) * S2 / n)
             rmse = float(np.sqrt(np.mean((e - R) ** 2)))
+            mix = float(np.mean([r["mix"] for r in runs])) if kind == "adaptive" else 0.0
             rows.append({"world": name, "design": kind, "look": n, "N": N, "coverage": float(cover[:, n - 1].mean()),
                          "simultaneous_from_10": simul, "rmse": rmse, "rmse_vs_srs": rmse / srs if srs > 0 else np.nan,
-                         "bias": float(np.mean(e - R)), "width": float(np.mean(hi[:, n - 1] - lo[:, n - 1]))})
+                         "bias": float(np.mean(e - R)), "width": float(np.mean(hi[:, n - 1] - lo[:, n - 1])),
+                         "mean_mix": mix})
     return rows
 
 
@@ -246,6 +291,8 @@ def main(argv=None) -> int:
     ap.add_argument("--worlds", default="skewed_overconfident,skewed_uninformative,skewed_err,two_rankers")
     ap.add_argument("--epsilon", type=float, default=0.05, help="the floor under q* of the new design's plans")
     ap.add_argument("--excerpt", help="the folder of rankeval 0.8.2's msn1.fold1.{train,test}.5k.txt")
+    ap.add_argument("--block", type=int, default=5,
+                    help="labels per round after the first 10 in the adaptive design (0: leave it out)")
     ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
     a = ap.parse_args(argv)
     worlds = generated_worlds(a.seed)
@@ -255,12 +302,16 @@ def main(argv=None) -> int:
     for name in a.worlds.split(","):
         pool, grades, measure = worlds[name]
         w = world_arrays(pool, grades, measure)
+        w["costs"] = np.asarray(pool.costs, dtype=np.float64)
         if a.epsilon != 0.05:   # the new design's plan under another floor (the old default keeps 0.05)
             w["q"] = world_arrays(pool, grades, measure, epsilon=a.epsilon)["q"]
         t0 = time.perf_counter()
         runs = []
         for s in range(a.campaigns):
-            runs.append(campaign(w, a.labels, s))
+            r = campaign(w, a.labels, s)
+            if a.block > 0:
+                r.update(adaptive_campaign(w, a.labels, s, a.block))
+            runs.append(r)
             if (s + 1) % 100 == 0:
                 print(f"{name}: {s + 1}/{a.campaigns} campaigns, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
         rows += summarize(name, w, runs, a.labels)

@@ -46,12 +46,10 @@ def draw_probabilities(q_rounds, seq, rounds) -> np.ndarray:
     qs = np.atleast_2d(np.asarray(q_rounds, dtype=np.float64))
     seq = np.asarray(seq, dtype=np.int64)
     rounds = np.asarray(rounds, dtype=np.int64)
-    left = np.ones(qs.shape[1], dtype=bool)
-    out = np.empty(seq.size)
-    for i, (x, r) in enumerate(zip(seq.tolist(), rounds.tolist())):
-        out[i] = qs[r, x] / qs[r, left].sum()
-        left[x] = False
-    return out
+    taken = qs[:, seq]                                   # (rounds, n): each round's q of each labelled query
+    before = np.cumsum(taken, axis=1) - taken            # the mass of the queries labelled before each
+    i = np.arange(seq.size)
+    return taken[rounds, i] / (qs.sum(axis=1)[rounds] - before[rounds, i])
 
 
 def choose_mix(p, values) -> float:
