@@ -162,8 +162,11 @@ def test_every_user_command_has_examples_in_its_help():
     parser = build_parser()
     assert "examples:\n  evalrank " in parser.format_help()
     subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
-    for name in ("evaluate", "compare", "risk", "validate-config", "ndcg"):
+    for name in ("evaluate", "compare", "risk", "validate-config", "ndcg", "active"):
         assert "examples:\n  " in subs[name].format_help(), name
+    active = next(a for a in subs["active"]._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    for name in ("plan", "estimate"):
+        assert "examples:\n  evalrank active " in active[name].format_help(), name
 
 
 def test_risk_writes_to_out_as_evaluate_and_compare_do(trec, tmp_path):

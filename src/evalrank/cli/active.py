@@ -242,7 +242,13 @@ def add_parsers(sub) -> None:
                        description="Active evaluation (Sawade et al. 2012) for your own rankers:\n"
                                    "  evalrank active plan ...      which queries to label under a budget\n"
                                    "  evalrank active estimate ...  DCG/ERR/NDCG (or a difference) with an interval\n"
-                                   "'evalrank active plan --help' for the options.")
+                                   "'evalrank active plan --help' for the options.\n\n"
+                                   "examples:\n"
+                                   "  evalrank active plan --run run.txt --probs probs.txt --budget 50 --out plan.tsv "
+                                   "--new-queries to_label.txt\n"
+                                   "  evalrank active estimate --plan plan.tsv --qrels labels.qrels --run run.txt\n"
+                                   "  evalrank active plan --continue plan.tsv --run run.txt --qrels labels.qrels "
+                                   "--budget 30 --out plan2.tsv")
     act = s.add_subparsers(dest="_active", metavar="plan|estimate", required=True,
                            help="plan: the queries to label; estimate: the measure with an interval")
     p = add_command(act, "plan", cmd_active_plan, "draw the queries to label under a labelling budget",
@@ -292,8 +298,10 @@ def add_parsers(sub) -> None:
                                 "every round, and a check of the label model (the variance it predicted vs the\n"
                                 "squared errors labelling revealed). Needs only the plan, the qrels and the run(s).\n"
                                 "JSON on stdout or --out.\n\n"
-                                "example:\n"
-                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt")
+                                "examples:\n"
+                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt\n"
+                                "  evalrank active estimate --plan plan.tsv --qrels labels.txt --run run.txt "
+                                "--run-b other.txt --out estimate.json")
     e.add_argument("--plan", required=True, help="the plan of 'active plan'")
     e.add_argument("--qrels", required=True, help="the labels of the planned queries (TREC qrels)")
     _run_inputs(e, plan=False)
