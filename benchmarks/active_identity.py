@@ -9,7 +9,7 @@ active rules (``python -m evalrank stage active-setup|active-mc|active-summary .
 paths under ``results/<name>/``; they run in ``--scratch``, where ``results/<name>/`` holds links
 to the reference's inputs (``data``, ``fold*/predictions``, ``fold*/predictions_vali``) and fresh
 folders for the outputs. Setups run first, then shards, then the summary (each reads what the
-previous wrote). Then every ``fold*/active/*/{setup,shard*}.npz`` and ``active/*.csv`` written is
+previous wrote). Then every ``fold*/sawade2012/*/{setup,shard*}.npz`` and ``sawade2012/*.csv`` written is
 compared with ``cmp`` semantics (bytes) against the reference's. Exit status 1 on any difference.
 """
 
@@ -54,17 +54,17 @@ def main(argv=None) -> int:
                  and any(f"/active/{e}/" in ln for e in args.only)]
     lines.sort(key=_order)
     res = args.scratch / "results" / name
-    (res / "logs" / "active").mkdir(parents=True, exist_ok=True)
-    (res / "active").mkdir(parents=True, exist_ok=True)
+    (res / "logs" / "sawade2012").mkdir(parents=True, exist_ok=True)
+    (res / "sawade2012").mkdir(parents=True, exist_ok=True)
     if not (res / "data").exists():
         (res / "data").symlink_to(ref / "data")
     for fold in sorted(ref.glob("fold*")):
-        (res / fold.name / "active").mkdir(parents=True, exist_ok=True)
+        (res / fold.name / "sawade2012").mkdir(parents=True, exist_ok=True)
         for sub in ("predictions", "predictions_vali"):
             if (fold / sub).exists() and not (res / fold.name / sub).exists():
                 (res / fold.name / sub).symlink_to(fold / sub)
-        for exp in (fold / "active").iterdir():
-            (res / fold.name / "active" / exp.name).mkdir(exist_ok=True)
+        for exp in (fold / "sawade2012").iterdir():
+            (res / fold.name / "sawade2012" / exp.name).mkdir(exist_ok=True)
     total, failed = 0.0, 0
     print("job\tcpu_s\twall_s\tload1")
     for line in lines:
@@ -77,7 +77,7 @@ def main(argv=None) -> int:
             failed += 1
             print(f"  exit status {rc}: {line}", file=sys.stderr)
     print(f"total\t{total:.2f}")
-    written = sorted(p for p in res.glob("fold*/active/*/*.npz")) + sorted((res / "active").glob("*.csv"))
+    written = sorted(p for p in res.glob("fold*/sawade2012/*/*.npz")) + sorted((res / "sawade2012").glob("*.csv"))
     diff = 0
     for p in written:
         other = ref / p.relative_to(res)

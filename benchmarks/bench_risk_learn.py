@@ -37,7 +37,7 @@ PARAMS = ('{"min_data_in_leaf": 150, "num_leaves": 31, "num_boost_round": 100, "
 def command(results: Path, fold: int, out: Path, params: str) -> list[str]:
     """The ``risk-learn`` stage command of ``make run``'s job for ``fold``, writing under ``out``."""
     parts = [str(results / "data" / f"S{i}.npz") for i in range(1, 6)]
-    baselines = [str(results / "risk" / "learning" / "baselines" / f"{n}.pkl")
+    baselines = [str(results / "dincer2016" / "learning" / "baselines" / f"{n}.pkl")
                  for n in ("lambdamart", "gbrt", "afs", "adarank")]
     return [sys.executable, "-m", "evalrank", "stage", "risk-learn", "--partitions", *parts, "--holdout", "0.2",
             "--n-folds", "5", "--seed", "20120924", "--convention", "lightgbm",

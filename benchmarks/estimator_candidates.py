@@ -4,7 +4,7 @@ against eq. 6's on the same draws, on the active stage's own pools.
     .venv/bin/python benchmarks/estimator_candidates.py [--results results/synthetic]
         [--campaigns 10000] [--epsilon 0.05] [--budgets 10 20 30 50]
 
-For every experiment of ``<results>/fold*/active/*/setup.npz`` (not the training-size series) and
+For every experiment of ``<results>/fold*/sawade2012/*/setup.npz`` (not the training-size series) and
 measure, draws campaigns from the floored q (``sampling.defensive``) exactly as the campaign
 study does (``campaignstudy._draw_matrix``: Algorithm 1's budgets, one generator per campaign)
 and computes on the same draws:
@@ -81,9 +81,9 @@ def main(argv=None) -> None:
     ap.add_argument("--budgets", type=float, nargs="+", default=[10, 20, 30, 50])
     a = ap.parse_args(argv)
     budgets = np.asarray(a.budgets, dtype=np.float64)
-    paths = sorted(glob.glob(os.path.join(a.results, "fold*", "active", "*", "setup.npz")))
+    paths = sorted(glob.glob(os.path.join(a.results, "fold*", "sawade2012", "*", "setup.npz")))
     if not paths:
-        raise SystemExit(f"no setup.npz under {a.results}/fold*/active/: run the DAG's active stage first")
+        raise SystemExit(f"no setup.npz under {a.results}/fold*/sawade2012/: run the DAG's active stage first")
     for path in paths:
         exp = path.split(os.sep)[-2]
         if exp.startswith("fig3_train_size_"):

@@ -48,7 +48,7 @@ def rows_for(name: str, root: Path, models=("rf", "ordered_logit"), measures=("d
     out = []
     for model in models:
         pool = io.load_arrays(root / "fold1" / "predictions" / f"{model}.npz")
-        costs = io.load_arrays(root / "fold1" / "active" / f"fig1_{model}" / "setup.npz")["costs"]
+        costs = io.load_arrays(root / "fold1" / "sawade2012" / f"fig1_{model}" / "setup.npz")["costs"]
         vali = _vali_predictions(root, model)
         order, vorder = rank_order(pool["scores"], pool["offsets"]), rank_order(vali["scores"], vali["offsets"])
         for m in measures:

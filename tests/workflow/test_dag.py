@@ -46,27 +46,27 @@ def test_model_stage(res):
 
 def test_active_stage(res):
     # every experiment x measure in savings.csv, every figure written
-    savings = pd.read_csv(res / "active" / "savings.csv")
+    savings = pd.read_csv(res / "sawade2012" / "savings.csv")
     assert list(savings.columns) == ["experiment", "measure", "reference_budget", "passive_error",
                                      "active_budget_needed", "saving", "paper_saving"]
     # the paper's 8 experiments and Fig. 1's two calibrated twins (sawade2012.calibrated: rf, ordered_logit)
     assert len(savings) == 2 * 10 and set(savings["measure"]) == {"err", "dcg"}
     assert {"fig1_rf_calibrated", "fig1_ordered_logit_calibrated"} <= set(savings["experiment"])
-    curves = pd.read_csv(res / "active" / "curves.csv")
+    curves = pd.read_csv(res / "sawade2012" / "curves.csv")
     assert set(curves["method"]) == {"passive", "active", "active_uniD", "active_uniC"}
     assert (curves["n_runs"] + curves["n_undefined"] == 40).all()
     assert (curves["pool_cost"] == 64).all() and (curves["n_whole_pool"] == 0).all()  # budgets 2..20 < 64
     # Fig. 3's larger RF reuses the base RF's tuning: one grid point
     assert len(pd.read_csv(res / "fold2" / "models" / "rf_n150.tuning.csv")) == 1
     for f in ("costs", "fig1_err", "fig2_dcg", "fig3_err", "fig3_train_size_dcg", "coverage"):
-        assert (res / "active" / f"{f}.png").stat().st_size > 5000
+        assert (res / "sawade2012" / f"{f}.png").stat().st_size > 5000
     # the interval's coverage: every experiment x measure x method x budget over the 40 runs
-    cov = pd.read_csv(res / "active" / "coverage.csv")
+    cov = pd.read_csv(res / "sawade2012" / "coverage.csv")
     assert len(cov) == 10 * 2 * 4 * 4 and (cov["campaigns"] + cov["n_no_interval"] == 40).all()
     assert cov["coverage"].between(0, 1).all() and (cov["level"] == 0.95).all()
     # the labelling tool's campaign study: 7 experiments (not the training-size series, not the calibrated twins) x 2 measures x
     # (2 floors x 5 (estimator, interval) + the tool's default at its floor) x 4 budgets over the 40 campaigns
-    camp = pd.read_csv(res / "active" / "campaign_coverage.csv")
+    camp = pd.read_csv(res / "sawade2012" / "campaign_coverage.csv")
     assert len(camp) == 7 * 2 * (2 * 5 + 1) * 4 and (camp["campaigns"] == 40).all()
     assert camp["coverage"].between(0, 1).all() and (camp["simultaneous"] <= camp["coverage"] + 1e-12).all()
     assert camp["default"].sum() == 7 * 2 * 4
@@ -74,10 +74,10 @@ def test_active_stage(res):
     d = camp[camp["default"]]
     assert set(zip(d["quantity"], d["estimator"], d["interval"])) == {("ranker", "finite", "cs"),
                                                                       ("difference", "finite", "cs")}
-    check = pd.read_csv(res / "active" / "label_model_check.csv")
+    check = pd.read_csv(res / "sawade2012" / "label_model_check.csv")
     assert len(check) == 10 * 2 and (check["ratio"] > 0).all()
     # the calibrated label model's split of the realised error: one row per twin and measure
-    split = pd.read_csv(res / "active" / "label_model_split.csv")
+    split = pd.read_csv(res / "sawade2012" / "label_model_split.csv")
     assert len(split) == 2 * 2 and (split["calibrated_ratio"] > 0).all() and (split["calibrated_ratio_se"] >= 0).all()
     # cross-fitted (sawade2012.crossfit): rho is fitted on both halves of the fold's training partition
     from evalrank.data.collection import Collection
@@ -90,55 +90,55 @@ def test_active_stage(res):
 
 def test_ndcg_stage(res):
     # 2 folds x (2 fig-1 learners x 2 training conventions + ranksvm)
-    runs = sorted((res / "ndcg" / "runs").rglob("*.npz"))
+    runs = sorted((res / "busafekete2012" / "runs").rglob("*.npz"))
     assert len(runs) == 2 * (2 * 2 + 1)
-    order = pd.read_csv(res / "ndcg" / "ordering.csv")
+    order = pd.read_csv(res / "busafekete2012" / "ordering.csv")
     assert set(order["learner"]) == {"adarank", "lambdamart", "ranksvm"} and len(order) == 10 * 3
-    audit = pd.read_csv(res / "ndcg" / "tool_conventions.csv")
+    audit = pd.read_csv(res / "busafekete2012" / "tool_conventions.csv")
     assert "LETOR 4.0 (Perl)" in set(audit["tool"])
-    curves = pd.read_csv(res / "ndcg" / "curves.csv")
+    curves = pd.read_csv(res / "busafekete2012" / "curves.csv")
     assert set(curves["k"]) == set(range(1, 11)) and (curves["folds"] == 2).all()
     for f in ("fig1", "fig2"):
-        assert (res / "ndcg" / f"{f}.png").stat().st_size > 5000
+        assert (res / "busafekete2012" / f"{f}.png").stat().st_size > 5000
 
 
 def test_risk_stage(res):
     # the paper's example to the printed precision, Table 6 over 3 features + 1 variant + 5 models,
     # Table 7 with both halves
-    assert pd.read_csv(res / "risk" / "example" / "vs_paper.csv")["match"].all()
-    t6 = pd.read_csv(res / "risk" / "population" / "table6.csv")
-    assert len(pd.read_csv(res / "risk" / "population" / "systems.csv")) == 3 + 1 + 5 and "f110" in set(t6["system"])
-    t7 = pd.read_csv(res / "risk" / "learning" / "table7.csv")
+    assert pd.read_csv(res / "dincer2016" / "example" / "vs_paper.csv")["match"].all()
+    t6 = pd.read_csv(res / "dincer2016" / "population" / "table6.csv")
+    assert len(pd.read_csv(res / "dincer2016" / "population" / "systems.csv")) == 3 + 1 + 5 and "f110" in set(t6["system"])
+    t7 = pd.read_csv(res / "dincer2016" / "learning" / "table7.csv")
     assert set(t7["learner"]) == {"lambdamart", "georisk_a1"} and len(t7) == 4  # 2 learners x 2 halves
     low = t7[t7["half"] != "vs BM25"]
     assert (low["wins"] + low["losses"] > 0).all()  # the learned LambdaMART baseline is not the fold's LambdaMART
     for f in ("example/fig1.png", "example/fig2.png", "population/fig3.png"):
-        assert (res / "risk" / f).stat().st_size > 5000
+        assert (res / "dincer2016" / f).stat().st_size > 5000
 
 
 def test_clicks_stage(res):
     # Table 2 beside the print (one rounding digit), 6 tests by every estimator, Figs. 1-8
-    t2 = pd.read_csv(res / "clicks" / "table2.csv")
+    t2 = pd.read_csv(res / "ozertem2011" / "table2.csv")
     assert (~t2["matches"]).sum() == 1
-    study = pd.read_csv(res / "clicks" / "study.csv")
+    study = pd.read_csv(res / "ozertem2011" / "study.csv")
     assert (study["tests"] == 6).all() and {"smoothed", "carterette_jones", "full1"} <= set(study["method"])
-    assert len(pd.read_csv(res / "clicks" / "table7.csv")) == 3 + 5
-    views = pd.read_csv(res / "clicks" / "min_views.csv")   # chosen by leave-one-out, per click model
+    assert len(pd.read_csv(res / "ozertem2011" / "table7.csv")) == 3 + 5
+    views = pd.read_csv(res / "ozertem2011" / "min_views.csv")   # chosen by leave-one-out, per click model
     assert set(views["model"]) == {"em", "simplified"} and views.groupby("model")["chosen"].sum().eq(1).all()
     assert {"smoothed_paper_views", "smoothed_simplified"} <= set(study["method"])
     for i in range(1, 9):
-        assert (res / "clicks" / f"fig{i}.png").stat().st_size > 5000
+        assert (res / "ozertem2011" / f"fig{i}.png").stat().st_size > 5000
 
 
 def test_theory_stage(res):
     # 2 sizes x 5 scorers x 4 measures, the limits beside, shares per pair
-    conv = pd.read_csv(res / "theory" / "convergence.csv")
+    conv = pd.read_csv(res / "wang2013" / "convergence.csv")
     assert len(conv) == 2 * 5 * 4 and (conv["R"] == 12).all()
     assert conv.loc[conv.measure == "poly:2", "limit"].isna().all() and conv.loc[conv.measure == "log2", "limit"].eq(1).all()
-    assert set(pd.read_csv(res / "theory" / "distinguishability.csv")["n"]) == {100, 1000}
+    assert set(pd.read_csv(res / "wang2013" / "distinguishability.csv")["n"]) == {100, 1000}
     for f in ("convergence.png", "distinguishability.png", "lists_fig1.png", "lists_fig2.png"):
-        assert (res / "theory" / f).stat().st_size > 5000
-    lists = pd.read_csv(res / "theory" / "lists.csv")     # ranksvm, listnet, random x 3 sizes x 2 measures
+        assert (res / "wang2013" / f).stat().st_size > 5000
+    lists = pd.read_csv(res / "wang2013" / "lists.csv")     # ranksvm, listnet, random x 3 sizes x 2 measures
     assert len(lists) == 3 * 3 * 2 and set(lists["ranker"]) == {"ranksvm", "listnet", "random"}
 
 

@@ -42,9 +42,9 @@ def test_interrupted_run_resumes_and_a_damaged_file_is_rebuilt(tiny_run, tmp_pat
     assert any("lists_fig1" in f for f in gone)
     for f in gone:
         (wd / f).unlink(missing_ok=True)
-    shard = res / "fold2" / "active" / "fig1_rf" / "shard0.npz"
+    shard = res / "fold2" / "sawade2012" / "fig1_rf" / "shard0.npz"
     shard.write_bytes(shard.read_bytes()[:1000])
-    (res / "active" / "savings.csv").unlink()  # so that the summary, which reads the shard, runs again
+    (res / "sawade2012" / "savings.csv").unlink()  # so that the summary, which reads the shard, runs again
     cut = shard.read_bytes()
     plan = snakemake(wd, "-n", "--cores", "1")  # a dry run names the damaged shard and changes nothing
     assert shard.read_bytes() == cut and "shard0.npz is damaged" in plan.stdout + plan.stderr

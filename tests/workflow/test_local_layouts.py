@@ -73,11 +73,11 @@ def test_one_fold_without_vali_runs_by_config_alone_and_its_small_pool_is_whole(
     for part, ids in zip(parts, deal_queries(pooled.qids, SEED)):
         assert np.array_equal(part.qids, ids) and part.n_queries == 16
     assert sum(p.n_docs for p in parts) == pooled.n_docs
-    for f in ("fold1/quality/quality.csv", "active/savings.csv", "active/curves.csv", "findings.md"):
+    for f in ("fold1/quality/quality.csv", "sawade2012/savings.csv", "sawade2012/curves.csv", "findings.md"):
         assert (res / f).is_file(), f
     # the small pool: 64 queries, cheaper than the default budgets from 100 on
     reps = yaml.safe_load(cfg.read_text())["sawade2012"]["repetitions"]
-    curves = pd.read_csv(res / "active" / "curves.csv")
+    curves = pd.read_csv(res / "sawade2012" / "curves.csv")
     assert (curves["pool_cost"] == 64).all()
     whole = curves[curves["budget"] >= 64]
     assert set(whole["budget"]) == {100, 150, 200, 300, 400}
@@ -87,7 +87,7 @@ def test_one_fold_without_vali_runs_by_config_alone_and_its_small_pool_is_whole(
     assert set(below["budget"]) == {10, 20, 50}
     assert (below["n_whole_pool"] == 0).all() and (below["mean_error"] > 0).any()
     assert (curves["n_runs"] + curves["n_undefined"] == reps).all()
-    savings = pd.read_csv(res / "active" / "savings.csv")
+    savings = pd.read_csv(res / "sawade2012" / "savings.csv")
     assert (savings["reference_budget"] == 10).all() and savings["passive_error"].gt(0).all()
     for stage in ("ndcg", "risk", "clicks", "theory"):  # off in _config
         assert not (res / stage).exists(), stage

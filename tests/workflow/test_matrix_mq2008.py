@@ -18,13 +18,13 @@ def test_mq2008_shaped_dataset(tmp_path):
     res = tmp_path / "results" / "mq2008-shaped"
     p = np.load(res / "fold1" / "predictions" / "ordered_logit.npz")
     assert p["probs"].shape == (len(p["labels"]), 3) and p["labels"].max() == 2
-    setup = np.load(res / "fold1" / "active" / "fig1_rf" / "setup.npz")
+    setup = np.load(res / "fold1" / "sawade2012" / "fig1_rf" / "setup.npz")
     assert (setup["costs"] == 1.0).all()                      # unit costs
-    assert pd.read_csv(res / "active" / "savings.csv")["passive_error"].gt(0).all()
-    for f in ("ndcg/ordering.csv", "ndcg/fig2.png", "risk/learning/table7.csv", "risk/population/table6.csv",
+    assert pd.read_csv(res / "sawade2012" / "savings.csv")["passive_error"].gt(0).all()
+    for f in ("busafekete2012/ordering.csv", "busafekete2012/fig2.png", "dincer2016/learning/table7.csv", "dincer2016/population/table6.csv",
               "fold1/quality/quality.csv"):
         assert (res / f).exists(), f
-    assert not (res / "clicks").exists()
+    assert not (res / "ozertem2011").exists()
 
 
 @pytest.mark.parametrize("override, key, fragment", [

@@ -52,4 +52,4 @@ def test_mslr_excerpt_runs_end_to_end(tmp_path):
     assert all(p.n_features == 136 for p in parts) and max(int(p.labels.max()) for p in parts) == 4
     quality = pd.read_csv(res / "fold1" / "quality" / "quality.csv")
     assert set(quality["model"]) >= {"rf", "ordinal_rf", "ordered_logit", "ranksvm", "lambdamart"}
-    assert (res / "active" / "savings.csv").is_file() and (res / "findings.md").is_file()
+    assert (res / "sawade2012" / "savings.csv").is_file() and (res / "findings.md").is_file()

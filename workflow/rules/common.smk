@@ -64,7 +64,7 @@ SPEC = DATASETS[0].spec
 if config["dincer2016"]["learning"]["dataset"] is not None:
     # a synthetic learning dataset gets a stream of its own, not the main dataset's
     DATASETS.append(Dataset("dincer2016.learning.dataset", config["dincer2016"]["learning"]["dataset"], "risk_",
-                            f"{RESULTS}/risk/learning/data", int_seed(config["seed"], "risk-learning-data")))
+                            f"{RESULTS}/dincer2016/learning/data", int_seed(config["seed"], "risk-learning-data")))
 MODELS = config["models"]["names"]
 
 
@@ -254,18 +254,18 @@ def experiment_options(name):
 def active_outputs():
     if not ACT["enabled"] or not EXPERIMENTS:
         return []
-    figs = [f"{RESULTS}/active/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
+    figs = [f"{RESULTS}/sawade2012/{f}_{m}.png" for m in ACT["measures"] for f in ("fig1", "fig2", "fig3")]
     if SIZES:
-        figs += [f"{RESULTS}/active/fig3_train_size_{m}.png" for m in ACT["measures"]]
+        figs += [f"{RESULTS}/sawade2012/fig3_train_size_{m}.png" for m in ACT["measures"]]
     return [
-        f"{RESULTS}/active/savings.csv",
-        f"{RESULTS}/active/curves.csv",
-        f"{RESULTS}/active/costs.png",
-        f"{RESULTS}/active/coverage.csv",
-        f"{RESULTS}/active/coverage.png",
-        f"{RESULTS}/active/campaign_coverage.csv",
-        f"{RESULTS}/active/label_model_check.csv",
-        f"{RESULTS}/active/label_model_split.csv",
+        f"{RESULTS}/sawade2012/savings.csv",
+        f"{RESULTS}/sawade2012/curves.csv",
+        f"{RESULTS}/sawade2012/costs.png",
+        f"{RESULTS}/sawade2012/coverage.csv",
+        f"{RESULTS}/sawade2012/coverage.png",
+        f"{RESULTS}/sawade2012/campaign_coverage.csv",
+        f"{RESULTS}/sawade2012/label_model_check.csv",
+        f"{RESULTS}/sawade2012/label_model_split.csv",
     ] + figs
 
 
@@ -286,14 +286,14 @@ def ndcg_fold_runs():
 
 
 def ndcg_runs():
-    return [f"{RESULTS}/ndcg/runs/{learner}/{conv}/fold{fold}.npz"
+    return [f"{RESULTS}/busafekete2012/runs/{learner}/{conv}/fold{fold}.npz"
             for fold in NDCG["folds"] for learner, conv in ndcg_fold_runs()]
 
 
 def ndcg_outputs():
     if not NDCG["enabled"]:
         return []
-    out = f"{RESULTS}/ndcg"
+    out = f"{RESULTS}/busafekete2012"
     audit = [f"{out}/tool_conventions.csv"] if NDCG["audit"] else []
     return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
 
@@ -306,12 +306,12 @@ POP = RISK["population"]
 def risk_outputs():
     if not RISK["enabled"]:
         return []
-    learning = [f"{RESULTS}/risk/learning/table7.csv"] if RISK["learning"]["enabled"] else []
-    out = [f"{RESULTS}/risk/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
+    learning = [f"{RESULTS}/dincer2016/learning/table7.csv"] if RISK["learning"]["enabled"] else []
+    out = [f"{RESULTS}/dincer2016/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
     if not RISK["example"]["enabled"]:
         out = []
     if POP["enabled"]:
-        out += [f"{RESULTS}/risk/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
+        out += [f"{RESULTS}/dincer2016/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
     return out + learning
 
 
@@ -340,13 +340,13 @@ def risk_learners():
 
 
 def _baseline_models(wildcards=None):
-    return expand(f"{RESULTS}/risk/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
+    return expand(f"{RESULTS}/dincer2016/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
 
 
 # -- Judgments + clicks, Ozertem et al. 2011 (ozertem2011.smk) --------------------------------
 CLICKS = config["ozertem2011"]
 CWORLD = CLICKS["world"]
-CLICKS_DIR = f"{RESULTS}/clicks"
+CLICKS_DIR = f"{RESULTS}/ozertem2011"
 CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
 
 
@@ -360,7 +360,7 @@ def clicks_outputs():
 
 # -- Theory, Wang et al. 2013 (wang2013.smk) ---------------------------------------------------
 THEORY = config["wang2013"]
-THEORY_DIR = f"{RESULTS}/theory"
+THEORY_DIR = f"{RESULTS}/wang2013"
 THEORY_PARAMS = {k: THEORY[k] for k in ("population", "scorers", "measures", "pairs")}
 TLISTS = THEORY["lists"]
 TLISTS_FIGS = [f"{THEORY_DIR}/lists_fig{i}.png" for i in range(1, len(TLISTS["measures"]) + 1)]
@@ -385,7 +385,7 @@ def stage_outputs():
 def stage_tables():
     """The findings page's inputs: the tables (*.csv) among stage_outputs(), and the risk
     population (Dincer's findings count its topics and systems)."""
-    population = [f"{RESULTS}/risk/population/population.npz"] if RISK["enabled"] and POP["enabled"] else []
+    population = [f"{RESULTS}/dincer2016/population/population.npz"] if RISK["enabled"] and POP["enabled"] else []
     return [f for f in stage_outputs() if f.endswith(".csv")] + population
 
 

@@ -7,17 +7,17 @@ rule risk_example:
         printed4=_config_file(RISK["example"]["printed4"]),
         printed5=_config_file(RISK["example"]["printed5"]),
     output:
-        in_report(f"{RESULTS}/risk/example/table4.csv", "dincer2016/table4.rst", "dincer2016"),
-        in_report(f"{RESULTS}/risk/example/table5.csv", "dincer2016/table5.rst", "dincer2016"),
-        in_report(f"{RESULTS}/risk/example/vs_paper.csv", "dincer2016/vs_paper.rst", "dincer2016"),
-        in_report(f"{RESULTS}/risk/example/fig1.png", "dincer2016/fig1.rst", "dincer2016"),
-        in_report(f"{RESULTS}/risk/example/fig2.png", "dincer2016/fig2.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/table4.csv", "dincer2016/table4.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/table5.csv", "dincer2016/table5.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/vs_paper.csv", "dincer2016/vs_paper.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/fig1.png", "dincer2016/fig1.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/fig2.png", "dincer2016/fig2.rst", "dincer2016"),
     params:
         out=output_dir,
     log:
-        f"{LOGS}/risk/example.log",
+        f"{LOGS}/dincer2016/example.log",
     benchmark:
-        f"{BENCH}/risk/example.tsv"
+        f"{BENCH}/dincer2016/example.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -34,8 +34,8 @@ rule risk_population:
         models=expand(f"{RESULTS}/fold{POP['fold']}/models/{{model}}.pkl", model=MODELS)
         if POP["include_models"] else [],
     output:
-        population=f"{RESULTS}/risk/population/population.npz",
-        table=in_report(f"{RESULTS}/risk/population/systems.csv", "dincer2016/systems.rst", "dincer2016"),
+        population=f"{RESULTS}/dincer2016/population/population.npz",
+        table=in_report(f"{RESULTS}/dincer2016/population/systems.csv", "dincer2016/systems.rst", "dincer2016"),
     params:
         opts=lambda w, input: flags(
             models=list(input.models), features=POP["features"], objectives=POP["objectives"], seeds=POP["seeds"],
@@ -43,9 +43,9 @@ rule risk_population:
             measure=POP["measure"], max_grade=DS["max_grade"], seed=config["seed"],
         ),
     log:
-        f"{LOGS}/risk/population.log",
+        f"{LOGS}/dincer2016/population.log",
     benchmark:
-        f"{BENCH}/risk/population.tsv"
+        f"{BENCH}/dincer2016/population.tsv"
     threads: POP["threads"]
     resources:
         mem_mb=4000,
@@ -57,19 +57,19 @@ rule risk_population:
 
 rule risk_table6:
     input:
-        f"{RESULTS}/risk/population/population.npz",
+        f"{RESULTS}/dincer2016/population/population.npz",
     output:
-        in_report(f"{RESULTS}/risk/population/table6.csv", "dincer2016/table6.rst", "dincer2016"),
-        in_report(f"{RESULTS}/risk/population/observations.csv", "dincer2016/observations.rst", "dincer2016"),
-        f"{RESULTS}/risk/population/georisk_curves.csv",
-        in_report(f"{RESULTS}/risk/population/fig3.png", "dincer2016/fig3.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/population/table6.csv", "dincer2016/table6.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/population/observations.csv", "dincer2016/observations.rst", "dincer2016"),
+        f"{RESULTS}/dincer2016/population/georisk_curves.csv",
+        in_report(f"{RESULTS}/dincer2016/population/fig3.png", "dincer2016/fig3.rst", "dincer2016"),
     params:
         opts=flags(baseline=f"f{POP['baseline_feature']}", measure=POP["measure"], alphas=POP["alphas"], top=POP["top"]),
         out=output_dir,
     log:
-        f"{LOGS}/risk/table6.log",
+        f"{LOGS}/dincer2016/table6.log",
     benchmark:
-        f"{BENCH}/risk/table6.tsv"
+        f"{BENCH}/dincer2016/table6.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -87,13 +87,13 @@ rule risk_baseline:
         parts=LEARN_PARTS,
         facts=data_checked if LDS is None else [],
     output:
-        f"{RESULTS}/risk/learning/baselines/{{learner}}.pkl",
+        f"{RESULTS}/dincer2016/learning/baselines/{{learner}}.pkl",
     params:
         opts=lambda w: flags(**LEARN_PROTOCOL, params=LEARN["baseline_params"].get(w.learner, {})),
     log:
-        f"{LOGS}/risk/baseline_{{learner}}.log",
+        f"{LOGS}/dincer2016/baseline_{{learner}}.log",
     benchmark:
-        f"{BENCH}/risk/baseline_{{learner}}.tsv"
+        f"{BENCH}/dincer2016/baseline_{{learner}}.tsv"
     threads: LEARN["threads"]
     resources:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
@@ -115,7 +115,7 @@ rule risk_learn:
         baselines=_baseline_models()
         if any(s["method"] in ("t*-faro", "georisk") for s in risk_learners().values()) else [],
     output:
-        [f"{RESULTS}/risk/learning/runs/{spec}/fold{{fold}}.npz" for spec in risk_learners()],
+        [f"{RESULTS}/dincer2016/learning/runs/{spec}/fold{{fold}}.npz" for spec in risk_learners()],
     params:
         opts=lambda w, input: flags(
             **LEARN_PROTOCOL, method=[s["method"] for s in risk_learners().values()],
@@ -123,9 +123,9 @@ rule risk_learn:
             baseline_feature=LEARN["baseline_feature"], baselines=list(input.baselines), params=LEARN["params"],
         ),
     log:
-        f"{LOGS}/risk/learn_fold{{fold}}.log",
+        f"{LOGS}/dincer2016/learn_fold{{fold}}.log",
     benchmark:
-        f"{BENCH}/risk/learn_fold{{fold}}.tsv"
+        f"{BENCH}/dincer2016/learn_fold{{fold}}.tsv"
     threads: LEARN["threads"]
     resources:
         mem_mb=lambda w, input: risk_learning_mem_mb(input.size_mb),
@@ -139,19 +139,19 @@ rule risk_table7:
     input:
         parts=LEARN_PARTS,
         baselines=_baseline_models(),
-        runs=expand(f"{RESULTS}/risk/learning/runs/{{spec}}/fold{{fold}}.npz", spec=list(risk_learners()),
+        runs=expand(f"{RESULTS}/dincer2016/learning/runs/{{spec}}/fold{{fold}}.npz", spec=list(risk_learners()),
                     fold=LEARN["folds"]),
     output:
-        in_report(f"{RESULTS}/risk/learning/table7.csv", "dincer2016/table7.rst", "dincer2016"),
-        f"{RESULTS}/risk/learning/per_query_ndcg10.csv",
+        in_report(f"{RESULTS}/dincer2016/learning/table7.csv", "dincer2016/table7.rst", "dincer2016"),
+        f"{RESULTS}/dincer2016/learning/per_query_ndcg10.csv",
     params:
         opts=flags(**LEARN_PROTOCOL, folds=LEARN["folds"], baseline_feature=LEARN["baseline_feature"],
                    loss_threshold=LEARN["loss_threshold"]),
         out=output_dir,
     log:
-        f"{LOGS}/risk/table7.log",
+        f"{LOGS}/dincer2016/table7.log",
     benchmark:
-        f"{BENCH}/risk/table7.tsv"
+        f"{BENCH}/dincer2016/table7.tsv"
     threads: 1
     resources:
         mem_mb=4000,

@@ -1,6 +1,6 @@
 # Judgments + clicks (Ozertem et al. 2011): a simulated search world with known
 # true grades, click models, beta mapping, hybrid smoothing, ΔDCG@5 of every test
-# by every estimator; Tables 2 and 4-8, Figs. 1-8 under results/<name>/clicks/.
+# by every estimator; Tables 2 and 4-8, Figs. 1-8 under results/<name>/ozertem2011/.
 
 rule clicks_simulate:
     input:
@@ -15,9 +15,9 @@ rule clicks_simulate:
         ),
         out=output_dir,
     log:
-        f"{LOGS}/clicks/simulate.log",
+        f"{LOGS}/ozertem2011/simulate.log",
     benchmark:
-        f"{BENCH}/clicks/simulate.tsv"
+        f"{BENCH}/ozertem2011/simulate.tsv"
     threads: 1
     resources:
         mem_mb=4000,
@@ -38,9 +38,9 @@ rule clicks_dbn:
         opts=flags(views_grid=CLICKS["dbn"]["min_views_grid"], gamma=CLICKS["dbn"]["gamma"], prior=CLICKS["dbn"]["prior"],
                    max_iter=CLICKS["dbn"]["max_iter"], tol=CLICKS["dbn"]["tol"]),
     log:
-        f"{LOGS}/clicks/dbn.log",
+        f"{LOGS}/ozertem2011/dbn.log",
     benchmark:
-        f"{BENCH}/clicks/dbn.tsv"
+        f"{BENCH}/ozertem2011/dbn.tsv"
     threads: 1
     resources:
         mem_mb=4000,
@@ -72,9 +72,9 @@ rule clicks_estimate:
         ),
         out=output_dir,
     log:
-        f"{LOGS}/clicks/estimate.log",
+        f"{LOGS}/ozertem2011/estimate.log",
     benchmark:
-        f"{BENCH}/clicks/estimate.tsv"
+        f"{BENCH}/ozertem2011/estimate.tsv"
     threads: 1
     resources:
         mem_mb=6000,  # peak 3,966 MB at paper scale (benchmarks/RESULTS.md, "Paper scale, re-projected")
@@ -101,9 +101,9 @@ rule clicks_report:
         src=input_dir,
         out=output_dir,
     log:
-        f"{LOGS}/clicks/report.log",
+        f"{LOGS}/ozertem2011/report.log",
     benchmark:
-        f"{BENCH}/clicks/report.tsv"
+        f"{BENCH}/ozertem2011/report.tsv"
     threads: 1
     resources:
         mem_mb=2000,

@@ -113,7 +113,7 @@ rule active_setup:
         if EXPERIMENTS[w.experiment].calibrated and ACT["crossfit"]
         else [],
     output:
-        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
+        f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/setup.npz",
     params:
         # a calibrated twin adds its two options; the paper's experiments keep their command line
         opts=lambda w, input: flags(
@@ -125,9 +125,9 @@ rule active_setup:
             swap_predictions=[f"{EXPERIMENTS[w.experiment].a}={p}" for p in input.swap],
         ),
     log:
-        f"{LOGS}/active/fold{{fold}}_{{experiment}}_setup.log",
+        f"{LOGS}/sawade2012/fold{{fold}}_{{experiment}}_setup.log",
     benchmark:
-        f"{BENCH}/active/fold{{fold}}_{{experiment}}_setup.tsv"
+        f"{BENCH}/sawade2012/fold{{fold}}_{{experiment}}_setup.tsv"
     priority: CRITICAL_PATH
     threads: 1
     resources:
@@ -140,18 +140,18 @@ rule active_setup:
 
 rule active_mc:
     input:
-        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz",
+        f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/setup.npz",
     output:
-        f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
+        f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/shard{{shard}}.npz",
     params:
         opts=flags(budgets=ACT["budgets"], repetitions=ACT["repetitions"], shards=ACT["shards"], seed=config["seed"],
                    campaign_repetitions=ACT["campaign"]["repetitions"], campaign_budgets=ACT["campaign"]["budgets"],
                    epsilons=ACT["campaign"]["epsilons"], tune_budget=ACT["campaign"]["tune_budget"],
                    level=ACT["coverage_level"]),
     log:
-        f"{LOGS}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
+        f"{LOGS}/sawade2012/fold{{fold}}_{{experiment}}_shard{{shard}}.log",
     benchmark:
-        f"{BENCH}/active/fold{{fold}}_{{experiment}}_shard{{shard}}.tsv"
+        f"{BENCH}/sawade2012/fold{{fold}}_{{experiment}}_shard{{shard}}.tsv"
     priority: CRITICAL_PATH
     threads: 1
     resources:
@@ -165,37 +165,37 @@ rule active_mc:
 rule active_summary:
     input:
         setups=expand(
-            f"{RESULTS}/fold{{fold}}/active/{{experiment}}/setup.npz", fold=FOLDS, experiment=list(EXPERIMENTS)
+            f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/setup.npz", fold=FOLDS, experiment=list(EXPERIMENTS)
         ),
         shards=expand(
-            f"{RESULTS}/fold{{fold}}/active/{{experiment}}/shard{{shard}}.npz",
+            f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/shard{{shard}}.npz",
             fold=FOLDS,
             experiment=list(EXPERIMENTS),
             shard=SHARDS,
         ),
     output:
-        savings=in_report(f"{RESULTS}/active/savings.csv", "sawade2012/savings.rst", "sawade2012"),
-        curves=in_report(f"{RESULTS}/active/curves.csv", "sawade2012/curves_table.rst", "sawade2012"),
-        costs=in_report(f"{RESULTS}/active/costs.png", "sawade2012/costs.rst", "sawade2012"),
+        savings=in_report(f"{RESULTS}/sawade2012/savings.csv", "sawade2012/savings.rst", "sawade2012"),
+        curves=in_report(f"{RESULTS}/sawade2012/curves.csv", "sawade2012/curves_table.rst", "sawade2012"),
+        costs=in_report(f"{RESULTS}/sawade2012/costs.png", "sawade2012/costs.rst", "sawade2012"),
         # one caption per figure (a figure per measure: fig1_err.png, fig1_dcg.png, ...)
         **{
-            fig: in_report(expand(f"{RESULTS}/active/{fig}_{{m}}.png", m=ACT["measures"]), f"sawade2012/{fig}.rst",
+            fig: in_report(expand(f"{RESULTS}/sawade2012/{fig}_{{m}}.png", m=ACT["measures"]), f"sawade2012/{fig}.rst",
                            "sawade2012")
             for fig in ["fig1", "fig2", "fig3"] + (["fig3_train_size"] if SIZES else [])
         },
-        coverage=in_report(f"{RESULTS}/active/coverage.csv", "sawade2012/coverage_table.rst", "sawade2012"),
-        coverage_fig=in_report(f"{RESULTS}/active/coverage.png", "sawade2012/coverage.rst", "sawade2012"),
-        campaign=in_report(f"{RESULTS}/active/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "sawade2012"),
-        label_check=in_report(f"{RESULTS}/active/label_model_check.csv", "sawade2012/label_model_check.rst", "sawade2012"),
-        label_split=in_report(f"{RESULTS}/active/label_model_split.csv", "sawade2012/label_model_split.rst", "sawade2012"),
+        coverage=in_report(f"{RESULTS}/sawade2012/coverage.csv", "sawade2012/coverage_table.rst", "sawade2012"),
+        coverage_fig=in_report(f"{RESULTS}/sawade2012/coverage.png", "sawade2012/coverage.rst", "sawade2012"),
+        campaign=in_report(f"{RESULTS}/sawade2012/campaign_coverage.csv", "sawade2012/campaign_coverage_table.rst", "sawade2012"),
+        label_check=in_report(f"{RESULTS}/sawade2012/label_model_check.csv", "sawade2012/label_model_check.rst", "sawade2012"),
+        label_split=in_report(f"{RESULTS}/sawade2012/label_model_split.csv", "sawade2012/label_model_split.rst", "sawade2012"),
     params:
         out=output_dir,
         opts=flags(reference_budget=ACT["reference_budget"], train_size_budget=_TS["budget"],
                    level=ACT["coverage_level"]),
     log:
-        f"{LOGS}/active/summary.log",
+        f"{LOGS}/sawade2012/summary.log",
     benchmark:
-        f"{BENCH}/active/summary.tsv"
+        f"{BENCH}/sawade2012/summary.tsv"
     priority: CRITICAL_PATH
     threads: 1
     resources:

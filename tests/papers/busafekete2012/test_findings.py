@@ -1,4 +1,4 @@
-"""Busa-Fekete et al. (2012) findings (evalrank.papers.busafekete2012.findings) on crafted ndcg/ tables:
+"""Busa-Fekete et al. (2012) findings (evalrank.papers.busafekete2012.findings) on crafted busafekete2012/ tables:
 the numbers shown are the tables', verdicts flip when a number crosses its tolerance, and a
 missing optional table (or sub-experiment) gives 'not tested'."""
 
@@ -77,7 +77,7 @@ def _tools(short_lmg="pad (whole list)"):
 
 
 def _write(tmp_path, claims=None, ordering=None, curves=None, tools=True):
-    d = tmp_path / "ndcg"
+    d = tmp_path / "busafekete2012"
     d.mkdir(parents=True, exist_ok=True)
     (claims if claims is not None else _claims()).to_csv(d / "claims.csv", index=False)
     (ordering if ordering is not None else _ordering()).to_csv(d / "ordering.csv", index=False)
@@ -158,14 +158,14 @@ def test_tools_audit_optional(tmp_path):
     items = _write(tmp_path)
     assert _get(items, 7).verdict == "partly" and "(not: ranx)" in _get(items, 7).reason
     assert _get(_write(tmp_path, tools=_tools(short_lmg="zero")), 7).verdict == "reproduced"
-    (tmp_path / "ndcg" / "tool_conventions.csv").unlink()
+    (tmp_path / "busafekete2012" / "tool_conventions.csv").unlink()
     f = bf.findings(Outputs(tmp_path))[7]
     assert f.verdict == "not tested" and "busafekete2012.audit" in f.reason
 
 
 def test_missing_required_table_makes_the_section_not_tested(tmp_path):
     _write(tmp_path)
-    (tmp_path / "ndcg" / "curves.csv").unlink()
+    (tmp_path / "busafekete2012" / "curves.csv").unlink()
     sections = dict(collect(tmp_path))
     items = sections[bf.TITLE]
     assert [f.verdict for f in items] == ["not tested"]
@@ -188,7 +188,7 @@ def _per_query(tmp_path, diff, noise, n=800):
     for tc, v in (("ranklib", base), ("yahoo", base + diff + rng.normal(0, noise, n))):
         rows.append(pd.DataFrame(dict(learner="adarank", train_convention=tc, fold=1, qid=np.arange(n),
                                       eval_convention="ranklib", k=10, ndcg=v)))
-    pd.concat(rows).to_csv(tmp_path / "ndcg" / "per_query_ndcg10.csv", index=False)
+    pd.concat(rows).to_csv(tmp_path / "busafekete2012" / "per_query_ndcg10.csv", index=False)
 
 
 def test_yahoo_training_is_judged_at_its_paired_resolution(tmp_path):

@@ -1,4 +1,4 @@
-"""Findings of Dinçer et al. (2016) (evalrank.papers.dincer2016.findings) on crafted risk/ tables: the numbers
+"""Findings of Dinçer et al. (2016) (evalrank.papers.dincer2016.findings) on crafted dincer2016/ tables: the numbers
 shown are the tables', verdicts flip when a number crosses its rule, missing parts are 'not tested'."""
 
 import pandas as pd
@@ -22,28 +22,28 @@ def _example(root, n4=84, n5=72, bad4=0):
              "match": i >= bad4, "table": "table4"} for i in range(n4)]
     rows += [{"system": "s1", "baseline": "", "column": "mean", "ours": 0.3, "printed": 0.3, "match": True,
               "table": "table5"} for _ in range(n5)]
-    _write(root, "risk/example/vs_paper.csv", pd.DataFrame(rows))
+    _write(root, "dincer2016/example/vs_paper.csv", pd.DataFrame(rows))
     z = {"s2": 0.114128, "s3": 0.142705, "s5": 0.070765, "s6": 0.100220}
     t4 = [{"system": s, "baseline": "s1", "zrisk": v} for s, v in z.items()]
     t4 += [{"system": "s1", "baseline": s, "zrisk": -v} for s, v in z.items()]
-    _write(root, "risk/example/table4.csv", pd.DataFrame(t4))
+    _write(root, "dincer2016/example/table4.csv", pd.DataFrame(t4))
     t5 = pd.DataFrame({"system": [f"s{i}" for i in range(1, 9)],
                        "zrisk_a1": [-0.73, -0.31, -0.069, -0.063, -0.54, -0.54, -0.0077, -0.0098],
                        "zrisk_a5": [-3.44, -1.67, -0.368, -0.336, -2.73, -2.72, -0.036, -0.052],
                        "zrisk_a10": [-6.834746, -3.36, -0.74, -0.68, -5.46, -5.44, -0.072, -0.106],
                        "geo_a5": [0.27, 0.33, 0.376, 0.344, 0.296, 0.297, 0.373, 0.395]})
-    _write(root, "risk/example/table5.csv", t5)
+    _write(root, "dincer2016/example/table5.csv", t5)
 
 
 def _population(root, trisk_tau=-0.4286):
-    _write(root, "risk/population/systems.csv",
+    _write(root, "dincer2016/population/systems.csv",
            pd.DataFrame({"system": ["a", "b", "c", "f110"], "kind": ["lightgbm", "lightgbm", "pipeline model", "feature"]}))
     t6 = pd.DataFrame({"system": ["a", "b", "c", "f110"], "err@20": [0.37, 0.36, 0.35, 0.11],
                        "urisk_a0": [0.26, 0.25, 0.24, None], "R_trisk_a0": [3, 1, 2, None],
                        "zrisk_a0": [-1.0, 0.5, 0.0, -2.0], "georisk_a0": [0.43, 0.42, 0.41, 0.23],
                        "zrisk_a20": [-300.0, -100.0, -200.0, -400.0], "georisk_a20": [0.14, 0.18, 0.15, 0.07],
                        "R_georisk_a20": [3, 1, 2, 4]})
-    _write(root, "risk/population/table6.csv", t6)
+    _write(root, "dincer2016/population/table6.csv", t6)
     obs = pd.DataFrame({"claim": ["urisk orders the systems as mean err@20", "trisk orders the systems as mean err@20",
                                   "georisk orders the systems as mean err@20",
                                   "zrisk orders the systems unlike mean err@20", "zrisk orders the systems unlike urisk",
@@ -51,7 +51,7 @@ def _population(root, trisk_tau=-0.4286):
                                   "georisk approaches zrisk's order as alpha grows"],
                         "alpha": [0, 0, 0, 0, 0, 20, 20],
                         "kendall_tau": [1.0, trisk_tau, 1.0, -0.0556, -0.3571, -0.0556, 0.8333]})
-    _write(root, "risk/population/observations.csv", obs)
+    _write(root, "dincer2016/population/observations.csv", obs)
 
 
 def _table7(root, p=0.1593, geo1_mean=0.5025, tstar_rr=(4.0526, 4.3152)):
@@ -65,7 +65,7 @@ def _table7(root, p=0.1593, geo1_mean=0.5025, tstar_rr=(4.0526, 4.3152)):
                          "win_loss": rr[lr] / 1.6, "big_losses": 140 - i,
                          "delta_vs_reference": means[lr] - means["lambdamart"],
                          "p_vs_reference": None if lr == "lambdamart" else p})
-    _write(root, "risk/learning/table7.csv", pd.DataFrame(rows))
+    _write(root, "dincer2016/learning/table7.csv", pd.DataFrame(rows))
 
 
 def _by_claim(items, start):
@@ -143,7 +143,7 @@ def test_no_example_means_section_not_tested(tmp_path):
     assert [f.verdict for f in sec] == ["not tested"]
 
 
-@pytest.mark.parametrize("drop", ["risk/example/table4.csv", "risk/example/table5.csv"])
+@pytest.mark.parametrize("drop", ["dincer2016/example/table4.csv", "dincer2016/example/table5.csv"])
 def test_missing_example_table_is_not_tested(tmp_path, drop):
     _example(tmp_path)
     (tmp_path / drop).unlink()

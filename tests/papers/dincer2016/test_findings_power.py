@@ -15,11 +15,11 @@ from papers.dincer2016.test_findings import _by_claim, _example, _population, _t
 def _per_query(root, n):
     import pandas as pd
 
-    _write(root, "risk/learning/per_query_ndcg10.csv", pd.DataFrame({"fold": 1, "qid": range(n)}))
+    _write(root, "dincer2016/learning/per_query_ndcg10.csv", pd.DataFrame({"fold": 1, "qid": range(n)}))
 
 
 def _topics(root, n_topics, n_sys=4):
-    p = root / "risk/population/population.npz"
+    p = root / "dincer2016/population/population.npz"
     np.savez(p, X=np.zeros((n_sys, n_topics)), topics=np.arange(n_topics))
 
 
@@ -73,8 +73,8 @@ def _systems(root, n, lift):
         cols[lr] = np.clip(base + rng.normal(0, 0.1, n), 0, 1)
     cols["georisk_a1"] = np.clip(cols["lambdamart"] + lift + rng.normal(0, 0.01, n), 0, 1)
     pq = pd.DataFrame(cols)
-    _write(root, "risk/learning/per_query_ndcg10.csv", pq)
-    _write(root, "risk/learning/table7.csv", table7(pq, learners=list(LEARNERS), baselines=["baseline_a", "baseline_b"]))
+    _write(root, "dincer2016/learning/per_query_ndcg10.csv", pq)
+    _write(root, "dincer2016/learning/table7.csv", table7(pq, learners=list(LEARNERS), baselines=["baseline_a", "baseline_b"]))
 
 
 def test_a_first_place_within_its_resolution_is_not_tested(tmp_path):

@@ -1,4 +1,4 @@
-"""Findings of Ozertem et al. (2011) (evalrank.papers.ozertem2011.findings) on crafted clicks/ tables: the
+"""Findings of Ozertem et al. (2011) (evalrank.papers.ozertem2011.findings) on crafted ozertem2011/ tables: the
 numbers shown are the tables', verdicts flip when a number crosses its tolerance, a missing
 file gives 'not tested'."""
 
@@ -10,7 +10,7 @@ from evalrank.papers.ozertem2011 import findings as ozertem
 
 
 def _write(root, name, df):
-    d = root / "clicks"
+    d = root / "ozertem2011"
     d.mkdir(parents=True, exist_ok=True)
     df.to_csv(d / name, index=False)
 
@@ -130,8 +130,8 @@ def test_verdicts_flip(tmp_path, kw, claim, before, after):
 
 def test_missing_file_gives_not_tested(tmp_path):
     _tables(tmp_path)
-    (tmp_path / "clicks" / "dbn_recovery.csv").unlink()
-    (tmp_path / "clicks" / "table7.csv").unlink()
+    (tmp_path / "ozertem2011" / "dbn_recovery.csv").unlink()
+    (tmp_path / "ozertem2011" / "table7.csv").unlink()
     items = ozertem.findings(Outputs(tmp_path))
     assert _find(items, "Sec. 2.1").verdict == "not tested" and "dbn_recovery.csv" in _find(items, "Sec. 2.1").reason
     assert _find(items, "Table 7").verdict == "not tested"

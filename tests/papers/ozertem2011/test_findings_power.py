@@ -27,7 +27,7 @@ def test_claims_state_their_counts(tmp_path):
     assert "printed numbers" in _find(items, "Table 2").resolves
     assert "query-URL pairs" in _find(items, "Sec. 2.1").resolves
     t4 = _find(items, "Table 4")
-    n = int(pd.read_csv(tmp_path / "clicks/table4.csv")["unique_query_urls"].sum())
+    n = int(pd.read_csv(tmp_path / "ozertem2011/table4.csv")["unique_query_urls"].sum())
     assert f"{n:,} query-URLs" in t4.resolves
     cov = _find(items, "Secs. 3.1")
     assert cov.power.se == pytest.approx(math.sqrt(0.09 / cov.power.n))
@@ -35,7 +35,7 @@ def test_claims_state_their_counts(tmp_path):
 
 def test_the_study_needs_its_tests(tmp_path):
     _tables(tmp_path)
-    p = tmp_path / "clicks/study.csv"
+    p = tmp_path / "ozertem2011/study.csv"
     st = pd.read_csv(p)
     st["tests"] = MIN_TEST_N - 1
     st.to_csv(p, index=False)

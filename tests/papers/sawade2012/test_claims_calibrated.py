@@ -14,8 +14,8 @@ from evalrank.papers.sawade2012.calibrated import SPLIT_COLUMNS
 
 def _write(tmp_path, *, cal_dcg_ratio=1.12, cal_err_ratio=0.93, dcg_paper=-0.02, dcg_cal=0.08, err_cal=0.14,
            queries=1000, cal_dcg_se=0.05, cal_err_se=0.02, more=()):
-    """A run's active/ tables; ``more``: extra (experiment, calibrated ratio, its se) split rows (DCG)."""
-    act = tmp_path / "active"
+    """A run's sawade2012/ tables; ``more``: extra (experiment, calibrated ratio, its se) split rows (DCG)."""
+    act = tmp_path / "sawade2012"
     act.mkdir(parents=True, exist_ok=True)
     split = pd.DataFrame([
         ["fig1_rf_calibrated", "err", queries, 0.033, 0.0463, 1.408, 0.0412, 1.253, 0.0051, 0.155, 125, 1.79, 0.95,
@@ -84,8 +84,8 @@ def test_an_unresolved_ratio_that_cannot_change_the_verdict_is_judged(tmp_path):
     assert cal.verdict == "partly"
     assert "1 ratio(s) within 2 se of a band edge, not enough to change the verdict" in cal.resolves
     # without the se column (a table written before it) the ratios alone decide
-    split = pd.read_csv(tmp_path / "active" / "label_model_split.csv").drop(columns="calibrated_ratio_se")
-    split.to_csv(tmp_path / "active" / "label_model_split.csv", index=False)
+    split = pd.read_csv(tmp_path / "sawade2012" / "label_model_split.csv").drop(columns="calibrated_ratio_se")
+    split.to_csv(tmp_path / "sawade2012" / "label_model_split.csv", index=False)
     old = cc.calibrated_findings(Outputs(tmp_path))[0]
     assert old.verdict == "partly" and "±" not in old.ours
 
@@ -105,7 +105,7 @@ def test_small_pool_and_missing_tables_are_not_tested(tmp_path):
     none = cc.calibrated_findings(Outputs(tmp_path / "nothing"))
     assert [f.verdict for f in none] == ["not tested"]
     out = _write(tmp_path / "empty")
-    pd.DataFrame(columns=SPLIT_COLUMNS).to_csv(tmp_path / "empty" / "active" / "label_model_split.csv", index=False)
+    pd.DataFrame(columns=SPLIT_COLUMNS).to_csv(tmp_path / "empty" / "sawade2012" / "label_model_split.csv", index=False)
     empty = cc.calibrated_findings(out)
     assert [f.verdict for f in empty] == ["not tested"] and "sawade2012.calibrated" in empty[0].reason
 
@@ -121,7 +121,7 @@ def test_the_dcg_claim_states_the_saving_monte_carlo_error(tmp_path):
                 for b, err in zip((100.0, 300.0), errs):
                     rows.append([e, m, method, b, 5000, err, 0.01])
     pd.DataFrame(rows, columns=["experiment", "measure", "method", "budget", "n_runs", "mean_error", "se"]).to_csv(
-        tmp_path / "active" / "curves.csv", index=False)
+        tmp_path / "sawade2012" / "curves.csv", index=False)
     want = saving_se([100.0, 300.0], [1.5, 1.0], [0.01, 0.01], [1.2, 0.9], [0.01, 0.01], 300.0)
     dcg = cc.calibrated_findings(out)[1]
     assert dcg.power.se == pytest.approx(want) and want > 0
@@ -131,9 +131,9 @@ def test_the_dcg_claim_states_the_saving_monte_carlo_error(tmp_path):
 def test_pools_sharing_queries_count_each_query_once(tmp_path):
     """Five folds' pools of one 86-query dataset: the power names 86 queries, and the 344 entries."""
     out = _write(tmp_path, queries=344)
-    split = pd.read_csv(tmp_path / "active" / "label_model_split.csv")
+    split = pd.read_csv(tmp_path / "sawade2012" / "label_model_split.csv")
     split["distinct_queries"] = 86
-    split.to_csv(tmp_path / "active" / "label_model_split.csv", index=False)
+    split.to_csv(tmp_path / "sawade2012" / "label_model_split.csv", index=False)
     cal = cc.calibrated_findings(out)[0]
     assert "86 held-out pool queries" in cal.resolves and "hold 344 queries, 86 distinct" in cal.resolves
     dcg = cc.calibrated_findings(out)[1]

@@ -72,7 +72,7 @@ def _tables(tmp_path, runs=5000, pool=1000, dcg_factor=None):
                           columns=["experiment", "quantity", "measure", "queries", "predicted_variance",
                                    "realized_squared_error", "ratio", "realized_documents", "corr_abs_deviation",
                                    "budget_factor_active", "budget_factor_oracle"])
-    d = tmp_path / "active"
+    d = tmp_path / "sawade2012"
     d.mkdir(parents=True)
     for name, t in (("curves.csv", curves), ("savings.csv", savings), ("label_model_check.csv", labels)):
         t.to_csv(d / name, index=False)

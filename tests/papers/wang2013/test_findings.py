@@ -23,7 +23,7 @@ def write(root, *, poly_gap=0.001, poly_gap0=0.01, gamma=1.1, close_share=1.0, c
     the feasible measures at the largest n, ``coin_share`` that of poly:2, ``random_poly2`` the random
     scorer's r^-2 NDCG in lists.csv at the largest n, ``sd2`` the per-sample SD of poly:2 at the
     smallest / largest n."""
-    d = root / "theory"
+    d = root / "wang2013"
     d.mkdir(parents=True, exist_ok=True)
     R = 100
     lim_rows, conv_rows = [], []
@@ -163,7 +163,7 @@ def test_collect_uses_requires(tmp_path):
     sections = dict(collect(tmp_path))
     items = sections[wang.TITLE]
     assert len(items) > 1 and not any("not part of this config" in f.reason for f in items)
-    (tmp_path / "theory" / "rate.csv").unlink()
+    (tmp_path / "wang2013" / "rate.csv").unlink()
     items = dict(collect(tmp_path))[wang.TITLE]
     assert [f.verdict for f in items] == ["not tested"]
 

@@ -23,7 +23,7 @@ def _rewrite(out, rel, **cols):
 def test_limit_power_is_the_largest_relative_se(tmp_path):
     out = write(tmp_path)
     f = by_claim(wang.findings(out), "Theorems 3, 10")
-    g = pd.read_csv(out.root / "theory/gaps.csv")
+    g = pd.read_csv(out.root / "wang2013/gaps.csv")
     g = g[g.theorem == "Theorems 3, 10"]
     assert f.power.se == pytest.approx((g["se"] / g["limit"]).max()) and f.power.repetitions == 100
     assert f.verdict == "reproduced"
@@ -32,12 +32,12 @@ def test_limit_power_is_the_largest_relative_se(tmp_path):
 def test_fewer_samples_make_the_limits_and_shares_not_tested(tmp_path):
     out = write(tmp_path)
     # se 100x larger: 2 se of poly:0.5's mean = 2 x 0.01 x 100 / 10 / 0.7 ~ 29 % > the 2 % tolerance
-    out = _rewrite(out, "theory/gaps.csv", se=lambda t: t["se"] * 100)
+    out = _rewrite(out, "wang2013/gaps.csv", se=lambda t: t["se"] * 100)
     f = by_claim(wang.findings(out), "Theorems 3, 10")
     # (the gap itself, 1.9 points from the tolerance, is inside its own resolution first)
     assert f.verdict == "not tested" and f.reason.startswith("not tested (resolution 2")
     # R = 16: a share's se at ½ is 0.125, 2 se = 0.25 > COIN = 0.15
-    out = _rewrite(out, "theory/distinguishability.csv", R=lambda t: 16)
+    out = _rewrite(out, "wang2013/distinguishability.csv", R=lambda t: 16)
     items = wang.findings(out)
     assert by_claim(items, "Theorem 2, Definition 3").verdict == "not tested"
     assert "± 0.125" in by_claim(items, "Theorem 2, Definition 3").resolves
@@ -46,6 +46,6 @@ def test_fewer_samples_make_the_limits_and_shares_not_tested(tmp_path):
 def test_lists_need_their_queries(tmp_path):
     out = write(tmp_path, lists_se=0.005)  # every judged number resolved
     assert by_claim(wang.findings(out), "Fig. 2").resolves.startswith("40 queries per list")
-    out = _rewrite(out, "theory/lists.csv", queries=lambda t: MIN_TEST_N - 1)
+    out = _rewrite(out, "wang2013/lists.csv", queries=lambda t: MIN_TEST_N - 1)
     f = by_claim(wang.findings(out), "Fig. 2")
     assert f.verdict == "not tested" and f"{MIN_TEST_N - 1} queries per list cannot resolve" in f.reason

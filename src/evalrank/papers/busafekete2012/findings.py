@@ -6,18 +6,18 @@ learners under every tool) and Sec. 6, checked on the outputs of the ``ndcg`` st
 
 What the tables hold (built by :func:`evalrank.papers.busafekete2012.report.claims` / ``ordering``):
 
-- ``ndcg/claims.csv``: per learner and training convention, (a) the YAHOO identity at NDCG@10
+- ``busafekete2012/claims.csv``: per learner and training convention, (a) the YAHOO identity at NDCG@10
   (``measured`` = YAHOO's mean, ``predicted`` = skip-mean + share_empty x (1 - skip-mean),
   ``difference_to_reference`` = YAHOO - RankLib, ``share_empty`` = share of empty test queries);
   (b) per k, RankLib - LETOR 4.0 (``measured``) against the RankLib mass of the lists shorter than
   k (``predicted``), ``share_short`` = share of test lists shorter than k; (c) per listwise learner,
   the mean per-query change of RankLib NDCG@10 when trained with LETOR 4.0 instead of RankLib and
   the paired t-test's ``p_value``.
-- ``ndcg/ordering.csv``: per evaluation preset, the six learners (trained with the reference,
+- ``busafekete2012/ordering.csv``: per evaluation preset, the six learners (trained with the reference,
   RankLib) ranked by mean NDCG@10, Kendall's tau against the reference's order, and the paired
   t-test of each learner against the next one down.
-- ``ndcg/curves.csv``: mean NDCG@1..10 over the folds per (learner, training, evaluation).
-- ``ndcg/tool_conventions.csv`` (only when ``busafekete2012.audit`` is on): today's tools run on crafted
+- ``busafekete2012/curves.csv``: mean NDCG@1..10 over the folds per (learner, training, evaluation).
+- ``busafekete2012/tool_conventions.csv`` (only when ``busafekete2012.audit`` is on): today's tools run on crafted
   cases, and the presets of the paper's six tools.
 
 What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`): the
@@ -47,11 +47,11 @@ from evalrank.papers.common.findings import (MIN_TEST_N, Z_RESOLVE, Finding, Mar
                                              verdict_within)
 
 TITLE = "Busa-Fekete et al. (2012), tool differences in NDCG"
-REQUIRES = ("ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv")
-OPTIONAL = ("ndcg/tool_conventions.csv",)
+REQUIRES = ("busafekete2012/claims.csv", "busafekete2012/ordering.csv", "busafekete2012/curves.csv")
+OPTIONAL = ("busafekete2012/tool_conventions.csv",)
 
-CLAIMS, ORDERING, CURVES, TOOLS = "ndcg/claims.csv", "ndcg/ordering.csv", "ndcg/curves.csv", "ndcg/tool_conventions.csv"
-PER_QUERY = "ndcg/per_query_ndcg10.csv"
+CLAIMS, ORDERING, CURVES, TOOLS = "busafekete2012/claims.csv", "busafekete2012/ordering.csv", "busafekete2012/curves.csv", "busafekete2012/tool_conventions.csv"
+PER_QUERY = "busafekete2012/per_query_ndcg10.csv"
 
 #: the presets (names in evalrank.metrics.conventions) of the paper's three compared behaviours
 YAHOO, LETOR = "yahoo", "letor4"

@@ -1,5 +1,5 @@
 """Findings of Dinçer, Macdonald & Ounis (2016), "Risk-sensitive evaluation and learning to
-rank using multiple baselines" (SIGIR 2016), on this run's ``risk/`` outputs.
+rank using multiple baselines" (SIGIR 2016), on this run's ``dincer2016/`` outputs.
 
 Three parts, each its own stage sub-part (``dincer2016.example``, ``dincer2016.population``,
 ``dincer2016.learning``); a disabled part's claims are "not tested":
@@ -7,15 +7,15 @@ Three parts, each its own stage sub-part (``dincer2016.example``, ``dincer2016.p
 - Sec. 4, **Tables 4-5** (the worked example on Table 3's eight systems): ZRisk per topic and
   summed for single baselines (Table 4), ZRisk and GeoRisk with all eight as baselines at
   α = 0, 1, 5, 10 (Table 5), compared value by value with the printed numbers
-  (``risk/example/vs_paper.csv``: a value matches when it agrees to the printed decimals).
+  (``dincer2016/example/vs_paper.csv``: a value matches when it agrees to the printed decimals).
 - Sec. 5, **Table 6** (a population of systems, ERR@20, one single baseline for URisk/TRisk,
   the whole population as baselines for ZRisk/GeoRisk): the paper's statements about which
   measures order the systems as the mean does (Kendall τ of the orders,
-  ``risk/population/observations.csv`` and ``table6.csv``).
+  ``dincer2016/population/observations.csv`` and ``table6.csv``).
 - Sec. 6, **Table 7** (risk-sensitive LambdaMART: U-CRO, T-FARO against BM25; T*-FARO, GeoRisk
   against four learned baselines; α = 1, 5): the paper's claims on mean NDCG@10, the risk
   profile against BM25 and against the learned baselines, T*-FARO's standing and
-  significance (``risk/learning/table7.csv``).
+  significance (``dincer2016/learning/table7.csv``).
 
 Every verdict rule and its tolerance is stated in the docstring of the function that makes
 the finding. Our numbers are read from the CSVs; the paper's are typed, with their table.
@@ -46,11 +46,11 @@ from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Marg
 TITLE = "Dinçer et al. (2016), risk with multiple baselines"
 #: The worked example is on whenever the risk stage is (``dincer2016.example.enabled`` defaults to
 #: true and no shipped config turns it off); the population and learning parts are optional.
-REQUIRES = ("risk/example/vs_paper.csv",)
+REQUIRES = ("dincer2016/example/vs_paper.csv",)
 
-EXAMPLE = ("risk/example/vs_paper.csv", "risk/example/table4.csv", "risk/example/table5.csv")
-POPULATION = ("risk/population/systems.csv", "risk/population/table6.csv", "risk/population/observations.csv")
-LEARNING = ("risk/learning/table7.csv",)
+EXAMPLE = ("dincer2016/example/vs_paper.csv", "dincer2016/example/table4.csv", "dincer2016/example/table5.csv")
+POPULATION = ("dincer2016/population/systems.csv", "dincer2016/population/table6.csv", "dincer2016/population/observations.csv")
+LEARNING = ("dincer2016/learning/table7.csv",)
 
 #: significance level of "statistically significant" (the paper's, p < 0.05)
 P_LEVEL = 0.05
@@ -90,7 +90,7 @@ def _table4(out) -> Finding:
     claim = ("Table 4 (single baseline, α = 0): z per topic and ZRisk of 14 system/baseline pairs; "
              "ZRisk = 0.1141 for s2 against s1 and −0.1141 for s1 against s2; for systems with the same mean "
              "as s1, swapping the baseline only flips ZRisk's sign")
-    files = ("risk/example/vs_paper.csv", "risk/example/table4.csv")
+    files = ("dincer2016/example/vs_paper.csv", "dincer2016/example/table4.csv")
     if miss := out.missing(files):
         return Finding.not_tested(claim, f"the worked example is not part of this config (no {', '.join(miss)})", files)
     v = out.csv(files[0])
@@ -128,7 +128,7 @@ def _table5(out) -> Finding:
     claim = ("Table 5 (all eight systems as baselines): ZRisk and GeoRisk at α = 0, 1, 5, 10; s7 and s8 are the "
              "least risky at α = 1, 5, 10, s1 the most (ZRisk = −6.835 at α = 10); at α = 5 ZRisk puts s3 "
              "(−0.368) below s4 (−0.336) although s3 is more effective, GeoRisk puts it above")
-    files = ("risk/example/vs_paper.csv", "risk/example/table5.csv")
+    files = ("dincer2016/example/vs_paper.csv", "dincer2016/example/table5.csv")
     if miss := out.missing(files):
         return Finding.not_tested(claim, f"the worked example is not part of this config (no {', '.join(miss)})", files)
     v = out.csv(files[0])
@@ -157,7 +157,7 @@ def _table5(out) -> Finding:
         reason=("Rule: reproduced when every printed value matches to its printed decimals and the paper's three "
                 "statements hold on our table (s7/s8 the two highest ZRisk at α = 1, 5, 10; s1 the lowest at α = 10; "
                 "the s3/s4 order reversed by GeoRisk at α = 5); partly when at least 90 % of the values match. "
-                "Fig. 2 (`risk/example/fig2.png`) shows the paper's picture: s1, s2, s5, s6 slope down with α, "
+                "Fig. 2 (`dincer2016/example/fig2.png`) shows the paper's picture: s1, s2, s5, s6 slope down with α, "
                 "s3, s4, s7, s8 stay nearly flat."),
         source=", ".join(files))
 
@@ -306,7 +306,7 @@ def _georisk_over_alpha(ctx) -> Finding:
                 f"to the highest α and ends above {fmt(TAU_DIFFERENT)}; partly when only one moves as claimed. "
                 "GeoRisk is the geometric mean of the mean score and Φ(ZRisk/c), so a growing α lets ZRisk's "
                 "down-side term dominate." + extra + " ZRisk sums standardized residuals over the topics, so "
-                "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `risk/population/fig3.png`) "
+                "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `dincer2016/population/fig3.png`) "
                 "falls faster than the paper's."),
         source=src)
 
@@ -372,7 +372,7 @@ def _resampled(out, t7, learners):
     """Table 7 on :data:`BOOT` bootstrap resamples of the test queries (``per_query_ndcg10.csv``), as
     ``{(half, learner, column): array of BOOT values}``; None without the per-query table. Seeded by
     a fixed stream (the findings page is a pure function of the outputs)."""
-    per_query = "risk/learning/per_query_ndcg10.csv"
+    per_query = "dincer2016/learning/per_query_ndcg10.csv"
     if not out.has(per_query):
         return None
     import numpy as np
@@ -617,11 +617,11 @@ def _example_power(out) -> Power:
 
 def _population_power(out) -> Power | None:
     """Topics and systems of the population (``population.npz``, written with ``table6.csv``)."""
-    if not out.has("risk/population/population.npz"):
+    if not out.has("dincer2016/population/population.npz"):
         return None
     import numpy as np
 
-    with np.load(out.path("risk/population/population.npz")) as z:
+    with np.load(out.path("dincer2016/population/population.npz")) as z:
         n_sys, n_topics = z["X"].shape
     pairs = n_sys * (n_sys - 1) / 2
     return Power(n=n_topics, unit="topics", note=f"{n_sys} systems; Kendall τ over them moves in steps of "
@@ -642,7 +642,7 @@ def _ddelta_se(t7, n: int):
 
 
 def _learning_power(out) -> Power | None:
-    per_query = "risk/learning/per_query_ndcg10.csv"
+    per_query = "dincer2016/learning/per_query_ndcg10.csv"
     if not out.has(per_query) or not out.has(LEARNING[0]):
         return None
     import numpy as np

@@ -1,7 +1,7 @@
 """Findings of Ozertem, Jones and Dumoulin (2011), "Evaluating new search engine configurations
 with pre-existing judgments and clicks" (WWW 2011), on the simulated world of the clicks stage.
 
-Claims covered (the paper's numbers are typed and cited; ours are read from ``clicks/*.csv``):
+Claims covered (the paper's numbers are typed and cited; ours are read from ``ozertem2011/*.csv``):
 
 - Sec. 3.3, Table 2 from Table 1 (``table2.csv``);
 - Sec. 3.1, eq. 6 as printed (no output measures it: a note, "not tested");
@@ -47,7 +47,7 @@ FILES = ("table2.csv", "table4.csv", "table5.csv", "table6.csv", "table7.csv", "
 REQUIRES = tuple(f"{D}/{f}" for f in FILES)
 
 #: The findings in the paper's order (Secs. 2-5), then the study beyond the paper: (rule, claim of
-#: :mod:`.claims`, the files of ``clicks/`` it reads; one missing makes the claim "not tested").
+#: :mod:`.claims`, the files of ``ozertem2011/`` it reads; one missing makes the claim "not tested").
 RULES = (
     (_table2, C_T2, ("table2.csv",)),
     (_eq6, C_EQ6, ()),

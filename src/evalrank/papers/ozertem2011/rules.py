@@ -1,6 +1,6 @@
 """The verdict rules of Ozertem, Jones and Dumoulin (2011)'s findings, Secs. 2-5.2.1 (Table 2, eq. 6,
 the simplified DBN, Table 4, Table 5 / Fig. 6, Fig. 7, the 10-view threshold, Table 6): one function per
-claim of :mod:`.claims`, each reading ``clicks/*.csv`` from a run's outputs and returning its
+claim of :mod:`.claims`, each reading ``ozertem2011/*.csv`` from a run's outputs and returning its
 :class:`evalrank.papers.common.findings.Finding`, with the rule and its tolerance written next to it;
 also the paper's numbers by table and the tolerances that Sec. 5.2.2's rules
 (:mod:`.rules_sec522`) share. :mod:`.findings` pairs the rules with their claims (``RULES``) and
@@ -15,7 +15,7 @@ from evalrank.papers.ozertem2011.printed import (MIN_VIEWS, SIGN_CORRELATION, T4
                                               TABLE5, TABLE6, TABLE7, TABLE8)
 
 #: the outputs' folder
-D = "clicks"
+D = "ozertem2011"
 
 # The paper's numbers: printed.py (typed once, they are the paper's). Sec. 4's judged and DBN shares,
 # Table 5, N_view >= 10 (Sec. 4), Sec. 5.2.2's sign correlations (smoothed-DBN vs full, full vs full)
@@ -189,7 +189,7 @@ def _fig7(out):
         claim=C_FIG7,
         ours="no table of this run describes the error distributions",
         verdict="not tested",
-        reason=("`clicks/fig7.png` is drawn from the leave-one-out errors kept in `estimates/sources.npz`, "
+        reason=("`ozertem2011/fig7.png` is drawn from the leave-one-out errors kept in `estimates/sources.npz`, "
                 "which the findings page does not read; no CSV summarises the errors' modes or shape, so "
                 "the claim is not checked here."),
         source="")

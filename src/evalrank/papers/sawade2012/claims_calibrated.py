@@ -28,9 +28,9 @@ from evalrank.papers.sawade2012.power import MIN_POOL, MIN_POOL_WHY, pool_querie
 
 __all__ = ["calibrated_findings", "RATIO_BAND", "HALF", "SPLIT", "SAVINGS", "CALIBRATION_CLAIM", "DCG_CLAIM"]
 
-SPLIT = "active/label_model_split.csv"
-SAVINGS = "active/savings.csv"
-CURVES = "active/curves.csv"
+SPLIT = "sawade2012/label_model_split.csv"
+SAVINGS = "sawade2012/savings.csv"
+CURVES = "sawade2012/curves.csv"
 #: realised / predicted variance of a calibrated model (issue 30's acceptance)
 RATIO_BAND = (0.67, 1.5)
 #: how a calibrated ratio's standard error is had (calibrated.calibrated_ratio_se)

@@ -2,7 +2,7 @@
 sequence (``evalrank active estimate --estimator hajek|aipw``: AIPW -- Hajek-normalized for one
 ranker -- + confidence sequence + a floor under q*; the tool's default until ``--estimator
 finite``, :mod:`evalrank.active.finite`, whose study is ``benchmarks/campaign_worlds.py``), judged on the
-campaign study's ``active/campaign_coverage.csv``
+campaign study's ``sawade2012/campaign_coverage.csv``
 (:mod:`evalrank.papers.sawade2012.campaignstudy`), for :mod:`evalrank.papers.sawade2012.findings`
 to list after the paper's claims (:func:`campaign_findings`). Each claim's rule is its function's
 docstring; a share is judged against its target only where the study's campaigns resolve it to
@@ -21,8 +21,8 @@ from evalrank.papers.sawade2012.power import pool_queries
 
 __all__ = ["campaign_findings", "CAMPAIGN_CLAIMS", "CAMPAIGN"]
 
-CAMPAIGN = "active/campaign_coverage.csv"
-LABELS = "active/label_model_check.csv"
+CAMPAIGN = "sawade2012/campaign_coverage.csv"
+LABELS = "sawade2012/label_model_check.csv"
 
 #: Issue 27's targets for the labelling tool's default (AIPW, Hajek-normalized for one ranker, +
 #: confidence sequence + floor):

@@ -8,10 +8,10 @@ regression about 20 %, Ordered Logit about 10 %, from Λ = 300; Sec. 5.1), Fig. 
 selection between two rankers, "between 30 % and 55 %" over its three pairs; Sec. 5.2), Fig. 3
 left (index update, about 75 %) and centre (RF on 100,000 vs 200,000 training pairs, about 45 %);
 Fig. 3 right (Λ = 100: active reduces the error for every training size); Sec. 5.1: DCG results
-"qualitatively similar" to ERR. Ours are read from ``active/savings.csv`` (the budget active needs
+"qualitatively similar" to ERR. Ours are read from ``sawade2012/savings.csv`` (the budget active needs
 to reach passive's error at the reference budget, :func:`evalrank.papers.sawade2012.report.savings_table`),
-``active/curves.csv`` (error over budget per method), ``active/label_model_check.csv`` (the label
-model's predicted vs realized per-query variance, Theorem 3 / eq. 3) and ``active/coverage.csv``
+``sawade2012/curves.csv`` (error over budget per method), ``sawade2012/label_model_check.csv`` (the label
+model's predicted vs realized per-query variance, Theorem 3 / eq. 3) and ``sawade2012/coverage.csv``
 (our own claim: the 95 % interval of ``evalrank active estimate``, issue 18).
 
 Verdict rules (tolerances):
@@ -63,12 +63,12 @@ from evalrank.papers.sawade2012.power import (MIN_POOL, MIN_POOL_WHY, curve_se, 
 from evalrank.papers.sawade2012.power import saving_se  # noqa: F401  (re-exported: the findings' API)
 
 TITLE = "Sawade et al. (2012), active evaluation of ranking functions"
-REQUIRES = ("active/savings.csv", "active/curves.csv", "active/coverage.csv", "active/label_model_check.csv", )
+REQUIRES = ("sawade2012/savings.csv", "sawade2012/curves.csv", "sawade2012/coverage.csv", "sawade2012/label_model_check.csv", )
 
-SAVINGS = "active/savings.csv"
-CURVES = "active/curves.csv"
-COVERAGE = "active/coverage.csv"
-LABELS = "active/label_model_check.csv"
+SAVINGS = "sawade2012/savings.csv"
+CURVES = "sawade2012/curves.csv"
+COVERAGE = "sawade2012/coverage.csv"
+LABELS = "sawade2012/label_model_check.csv"
 
 #: A saving within this many points of the paper's (or of its range) reproduces it.
 TOL = 0.05

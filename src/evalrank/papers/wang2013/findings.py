@@ -1,5 +1,5 @@
 """Findings of Wang, Wang, Li, He, Chen and Liu (2013), *A theoretical analysis of NDCG type
-ranking measures* (COLT 2013), against the theory stage (``results/<name>/theory/``).
+ranking measures* (COLT 2013), against the theory stage (``results/<name>/wang2013/``).
 
 The paper's claims checked here (``wang2013-ndcg-theory.md``; the limits restated in
 ``wang2013-limits.md``, since the extracted text lost its formulas):
@@ -15,13 +15,13 @@ The paper's claims checked here (``wang2013-ndcg-theory.md``; the limits restate
   Sec. 3.3); summable discounts and a fixed k cannot (Theorem 6); Zipf and k/n → 0 are "not
   clear" (Sec. 3.2, 3.3); rankers with the same g(s) are not told apart (Theorem 2's "unless");
 - Sec. 4, Figs. 1–4 (three rankers on 40 real queries, the first n documents): on our generated
-  lists (``theory/lists.csv``; only when ``wang2013.lists.enabled``).
+  lists (``wang2013/lists.csv``; only when ``wang2013.lists.enabled``).
 
-Our numbers: ``theory/gaps.csv`` (empirical NDCG at the largest n against the quadrature limit),
-``theory/convergence.csv`` (the same at every n), ``theory/rate.csv`` (the fitted γ),
-``theory/limits.csv`` (which theorem gives each measure's limit; two scorers whose limits agree
-for every measure form an "equal" pair), ``theory/distinguishability.csv`` (share of the R samples
-with M(f1) > M(f2)) and ``theory/lists.csv``.
+Our numbers: ``wang2013/gaps.csv`` (empirical NDCG at the largest n against the quadrature limit),
+``wang2013/convergence.csv`` (the same at every n), ``wang2013/rate.csv`` (the fitted γ),
+``wang2013/limits.csv`` (which theorem gives each measure's limit; two scorers whose limits agree
+for every measure form an "equal" pair), ``wang2013/distinguishability.csv`` (share of the R samples
+with M(f1) > M(f2)) and ``wang2013/lists.csv``.
 
 Verdict rules (tolerances):
 
@@ -73,11 +73,11 @@ from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Marg
 from evalrank.papers.wang2013.claims_lists import lists_findings, lists_power
 
 TITLE = "Wang et al. (2013), NDCG as lists grow"
-LIMITS = "theory/limits.csv"
-CONV = "theory/convergence.csv"
-GAPS = "theory/gaps.csv"
-RATE = "theory/rate.csv"
-DIST = "theory/distinguishability.csv"
+LIMITS = "wang2013/limits.csv"
+CONV = "wang2013/convergence.csv"
+GAPS = "wang2013/gaps.csv"
+RATE = "wang2013/rate.csv"
+DIST = "wang2013/distinguishability.csv"
 REQUIRES = (LIMITS, CONV, GAPS, RATE, DIST, )
 
 #: A limit is met when the relative gap at the largest n is at most this.

@@ -80,7 +80,7 @@ def lists_files(*, models: dict, source: str, partition, queries: int, docs_per_
                 stream_partition: int, sizes, measures, seed: int, out_dir, log=None) -> None:
     """Sec. 4 on our data (Figs. 1-4): NDCG of the first n documents of long lists
     (:func:`prefix_ndcg`) for the trained rankers (``models``: name -> model file, loaded before
-    the lists are built) and a random scorer (stream ``theory/lists/random``) -> ``lists.csv`` and
+    the lists are built) and a random scorer (stream ``wang2013/lists/random``) -> ``lists.csv`` and
     ``lists_fig<i>.png`` in ``out_dir``. Sizes above the shortest list are dropped (logged)."""
     from pathlib import Path
 
