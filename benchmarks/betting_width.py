@@ -42,7 +42,7 @@ def main(argv=None):
     print("| cell | Λ | asymptotic CS width | betting CS width | ratio |\n|---|---|---|---|---|")
     t0 = time.perf_counter()
     for exp in CELLS:
-        s = io.load_arrays(f"{a.results}/fold1/active/{exp}/setup.npz")
+        s = io.load_arrays(f"{a.results}/fold1/sawade2012/{exp}/setup.npz")
         for m in ("err", "dcg"):
             q = defensive(s[f"q_{m}_active"], DEFAULT_EPSILON)
             L, f, v = s[f"values_{m}"], s[f"pred_mean_{m}"], s[f"pred_var_{m}"]

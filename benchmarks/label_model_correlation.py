@@ -9,7 +9,7 @@ and the budget factor its q* would give with the true losses (1 - factor = the a
 
 e.g. ``synthetic=/tmp/fin30/results/synthetic mslr-excerpt=results/mslr-excerpt``. Reads
 fold1/predictions/<model>.npz (pool), fold1/models/<model>.pkl and fold1/vali.npz (validation
-queries: the fit), fold1/active/fig1_<model>/setup.npz (costs); one row per dataset, model and
+queries: the fit), fold1/sawade2012/fig1_<model>/setup.npz (costs); one row per dataset, model and
 measure."""
 
 from __future__ import annotations

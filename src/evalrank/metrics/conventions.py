@@ -53,7 +53,7 @@ Busa-Fekete et al. call the result implementation dependent. Their presets
 use ``ties="stable"`` (input order) as a deterministic stand-in.
 
 Today's tools, matched by running them (``tests/papers/busafekete2012/test_peers.py``
-and the audit table ``results/<dataset>/ndcg/tool_conventions.csv``):
+and the audit table ``results/<dataset>/busafekete2012/tool_conventions.csv``):
 
 * ``sklearn`` -- ``sklearn.metrics.ndcg_score``: linear gain (``y_true`` is
   the gain), empty 0, short pad, ties **average** (``ignore_ties=False``).

@@ -35,7 +35,7 @@ keeps the topic in ``c``.
 
 The paper's worked example (Tables 3-5) is reproduced to the printed
 precision in ``tests/metrics/test_risk.py`` and by the DAG
-(``results/<name>/risk/table4.csv``, ``table5.csv``).
+(``results/<name>/dincer2016/example/table4.csv``, ``table5.csv``).
 """
 
 from __future__ import annotations
