@@ -223,7 +223,8 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     d = np.asarray(draws, dtype=np.int64)
     rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
     qs = np.stack([(1.0 - m) * q + m / N for m in mixes])
-    res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds)
+    res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds,
+                          adapted=True)
     return {"adaptive_est": res["estimate"], "adaptive_lo": res["ci_low"], "adaptive_hi": res["ci_high"],
             "mix": float(np.mean(mixes[1:])) if len(mixes) > 1 else 0.0}
 

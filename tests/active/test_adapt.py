@@ -204,3 +204,35 @@ def test_an_edited_share_is_refused(campaign, tmp_path):
     (tmp_path / "q.tsv").write_text("\n".join(lines) + "\n")
     res = evalrank("active", "estimate", "--plan", tmp_path / "q.tsv", "--qrels", d / "qrels", "--run", d / "run")
     assert res.returncode != 0 and "q.tsv:4: the plan was edited" in res.stderr
+
+
+def test_the_asymptotic_part_uses_the_rounds_the_labels_checked():
+    from evalrank.active.finite import CHECKED_AFTER, _checked
+
+    rounds = np.repeat([0, 1, 2, 3], [10, 5, 5, 5])
+    terms = {"phi": np.zeros(rounds.size), "round": rounds}
+    assert _checked(terms, False).all()
+    starts = np.repeat([0, 10, 15, 20], [10, 5, 5, 5])
+    np.testing.assert_array_equal(_checked(terms, True), (rounds >= 1) & (starts >= CHECKED_AFTER))
+    assert CHECKED_AFTER == 15 and _checked(terms, True).sum() == 10
+
+
+def test_over_adaptive_campaigns_the_interval_covers_at_every_round(skewed):
+    """120 campaigns of 14 rounds (about 10 labels, then about 5 a round, each round's share chosen
+    by the labels) on the skewed pool: the pool's DCG inside the interval at every round in at
+    least 90 % of them (the benchmark measures 95 %+ with 1,000)."""
+    from evalrank.active.campaign_estimate import query_values
+
+    pool, labels = skewed
+    p0 = plan(pool, budget=3.0, measure="dcg", seed=0)
+    truth = query_values(p0, pool, labels)
+    mu = float(truth.mean())
+    unit = float(np.median(pool.costs))
+    every = []
+    for seed in range(120):
+        p = plan(pool, budget=10 * unit, measure="dcg", seed=1000 + seed)
+        for _ in range(13):
+            p = extend(p, 5 * unit, mix=choose_mix(p, truth))
+        rows = estimate(p, pool, labels)["rounds"]
+        every.append(all(r["ci_low"] <= mu <= r["ci_high"] for r in rows))
+    assert p.labelled.size > 60 and np.mean(every) >= 0.9

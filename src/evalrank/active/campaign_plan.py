@@ -244,7 +244,7 @@ def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
     if not d["whole_pool"] and not previous.whole_pool and not np.array_equal(d["queries"][:n], previous.draws):
         raise RuntimeError("the extended plan does not start with the previous draws (a bug: please report)")
     s.update(budget=total, rounds=int(s["rounds"]) + 1, round_budgets=budgets, round_draws=d["ends"])
-    if any(mixes):
+    if mix is not None or "round_mix" in s:   # the labels chose this round's q (adapt.choose_mix)
         s["round_mix"] = mixes
     return Plan(list(previous.qids), previous.q, previous.costs, previous.f, previous.var, d["queries"], d["spent"],
                 d["whole_pool"], d["exhausted"], d["capped"], s)
