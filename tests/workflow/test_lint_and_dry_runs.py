@@ -226,3 +226,19 @@ def test_a_dry_run_names_the_line_of_the_default_config_that_is_not_yaml(tmp_pat
     _one_line_refusal(out, "config/config.yaml:")
     text = out.stdout + out.stderr
     assert "not valid YAML (did not find expected" in text and "not valid JSON or YAML" not in text
+
+
+
+def test_figure_names_are_unique_across_the_results_tree(tmp_path):
+    """Every figure the default config's DAG writes has a file name of its own (three figures were
+    all fig1.png), and the Ozertem figures the rules declare are the ones plots.FIGURES writes."""
+    pytest.importorskip("snakemake")
+    from evalrank.papers.ozertem2011.plots import FIGURES
+
+    common = (REPO / "workflow" / "rules" / "common.smk").read_text(encoding="utf-8")
+    declared = re.search(r"CLICKS_FIGURES = \[(.*?)\]", common, re.S).group(1)
+    assert tuple(re.findall(r'"([^"]+)"', declared)) == FIGURES
+    out = snakemake(tmp_path, "--summary", "--cores", "1", configs=(CONFIGS / "config.yaml",))
+    figs = sorted({line.split("\t")[0] for line in out.stdout.splitlines() if line.split("\t")[0].endswith(".png")})
+    names = [Path(f).name for f in figs if "/fold" not in f]
+    assert len(names) >= 30 and len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)

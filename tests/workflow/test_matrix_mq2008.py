@@ -21,7 +21,7 @@ def test_mq2008_shaped_dataset(tmp_path):
     setup = np.load(res / "fold1" / "sawade2012" / "fig1_rf" / "setup.npz")
     assert (setup["costs"] == 1.0).all()                      # unit costs
     assert pd.read_csv(res / "sawade2012" / "savings.csv")["passive_error"].gt(0).all()
-    for f in ("busafekete2012/ordering.csv", "busafekete2012/fig2.png", "dincer2016/learning/table7.csv", "dincer2016/population/table6.csv",
+    for f in ("busafekete2012/ordering.csv", "busafekete2012/fig2_by_evaluation_tool.png", "dincer2016/learning/table7.csv", "dincer2016/population/table6.csv",
               "fold1/quality/quality.csv"):
         assert (res / f).exists(), f
     assert not (res / "ozertem2011").exists()

@@ -60,8 +60,8 @@ rule ndcg_report:
         per_query=f"{RESULTS}/busafekete2012/per_query_ndcg{NDCG['k']}.csv",
         ordering=in_report(f"{RESULTS}/busafekete2012/ordering.csv", "busafekete2012/ordering.rst", "busafekete2012"),
         claims=in_report(f"{RESULTS}/busafekete2012/claims.csv", "busafekete2012/claims_table.rst", "busafekete2012"),
-        fig1=in_report(f"{RESULTS}/busafekete2012/fig1.png", "busafekete2012/fig1.rst", "busafekete2012"),
-        fig2=in_report(f"{RESULTS}/busafekete2012/fig2.png", "busafekete2012/fig2.rst", "busafekete2012"),
+        fig1=in_report(f"{RESULTS}/busafekete2012/fig1_by_training_tool.png", "busafekete2012/fig1.rst", "busafekete2012"),
+        fig2=in_report(f"{RESULTS}/busafekete2012/fig2_by_evaluation_tool.png", "busafekete2012/fig2.rst", "busafekete2012"),
     params:
         opts=flags(k=NDCG["k"], reference=NDCG["reference"], learners=NDCG["learners"],
                    fig1_learners=NDCG["fig1_learners"], train_conventions=NDCG["train_conventions"],

@@ -295,7 +295,7 @@ def ndcg_outputs():
         return []
     out = f"{RESULTS}/busafekete2012"
     audit = [f"{out}/tool_conventions.csv"] if NDCG["audit"] else []
-    return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1.png", f"{out}/fig2.png"]
+    return audit + [f"{out}/curves.csv", f"{out}/ordering.csv", f"{out}/claims.csv", f"{out}/fig1_by_training_tool.png", f"{out}/fig2_by_evaluation_tool.png"]
 
 
 # -- Risk, Dinçer et al. 2016 (dincer2016.smk) ------------------------------------------------
@@ -307,11 +307,11 @@ def risk_outputs():
     if not RISK["enabled"]:
         return []
     learning = [f"{RESULTS}/dincer2016/learning/table7.csv"] if RISK["learning"]["enabled"] else []
-    out = [f"{RESULTS}/dincer2016/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1.png", "fig2.png")]
+    out = [f"{RESULTS}/dincer2016/example/{f}" for f in ("table4.csv", "table5.csv", "vs_paper.csv", "fig1_profiles.png", "fig2_georisk_example.png")]
     if not RISK["example"]["enabled"]:
         out = []
     if POP["enabled"]:
-        out += [f"{RESULTS}/dincer2016/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3.png")]
+        out += [f"{RESULTS}/dincer2016/population/{f}" for f in ("systems.csv", "table6.csv", "observations.csv", "fig3_georisk_population.png")]
     return out + learning
 
 
@@ -347,6 +347,9 @@ def _baseline_models(wildcards=None):
 CLICKS = config["ozertem2011"]
 CWORLD = CLICKS["world"]
 CLICKS_DIR = f"{RESULTS}/ozertem2011"
+#: Figs. 1-8 of Ozertem et al. (evalrank.papers.ozertem2011.plots.FIGURES; tests/workflow checks they agree)
+CLICKS_FIGURES = ["fig1_click_relevance_vs_grade.png", "fig2_beta_fits.png", "fig3_grade_prior.png", "fig4_posteriors.png",
+                  "fig5_posterior_bars.png", "fig6_loo_mse_vs_sigma.png", "fig7_loo_errors.png", "fig8_estimated_vs_true.png"]
 CLICKS_RANKERS = sorted({CWORLD["baseline"], *CWORLD["history"], *(a for a in CWORLD["alternatives"] if a != "oracle")})
 
 
@@ -354,7 +357,7 @@ def clicks_outputs():
     if not CLICKS["enabled"]:
         return []
     tables = [f"table{t}.csv" for t in (2, 4, 5, 6, 7, 8)] + ["study.csv", "min_views.csv"]
-    return [f"{CLICKS_DIR}/{f}" for f in tables + [f"fig{i}.png" for i in range(1, 9)]] + [
+    return [f"{CLICKS_DIR}/{f}" for f in tables + CLICKS_FIGURES] + [
         f"{CLICKS_DIR}/dbn_recovery.csv"]
 
 

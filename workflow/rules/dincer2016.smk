@@ -10,8 +10,8 @@ rule risk_example:
         in_report(f"{RESULTS}/dincer2016/example/table4.csv", "dincer2016/table4.rst", "dincer2016"),
         in_report(f"{RESULTS}/dincer2016/example/table5.csv", "dincer2016/table5.rst", "dincer2016"),
         in_report(f"{RESULTS}/dincer2016/example/vs_paper.csv", "dincer2016/vs_paper.rst", "dincer2016"),
-        in_report(f"{RESULTS}/dincer2016/example/fig1.png", "dincer2016/fig1.rst", "dincer2016"),
-        in_report(f"{RESULTS}/dincer2016/example/fig2.png", "dincer2016/fig2.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/fig1_profiles.png", "dincer2016/fig1.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/example/fig2_georisk_example.png", "dincer2016/fig2.rst", "dincer2016"),
     params:
         out=output_dir,
     log:
@@ -62,7 +62,7 @@ rule risk_table6:
         in_report(f"{RESULTS}/dincer2016/population/table6.csv", "dincer2016/table6.rst", "dincer2016"),
         in_report(f"{RESULTS}/dincer2016/population/observations.csv", "dincer2016/observations.rst", "dincer2016"),
         f"{RESULTS}/dincer2016/population/georisk_curves.csv",
-        in_report(f"{RESULTS}/dincer2016/population/fig3.png", "dincer2016/fig3.rst", "dincer2016"),
+        in_report(f"{RESULTS}/dincer2016/population/fig3_georisk_population.png", "dincer2016/fig3.rst", "dincer2016"),
     params:
         opts=flags(baseline=f"f{POP['baseline_feature']}", measure=POP["measure"], alphas=POP["alphas"], top=POP["top"]),
         out=output_dir,

@@ -95,7 +95,8 @@ rule clicks_report:
         # one caption per table and figure: workflow/report/ozertem2011/<name>.rst
         *[in_report(f"{CLICKS_DIR}/{t}.csv", f"ozertem2011/{t}.rst", "ozertem2011")
           for t in [f"table{t}" for t in (2, 4, 5, 6, 7, 8)] + ["study", "min_views"]],
-        *[in_report(f"{CLICKS_DIR}/fig{i}.png", f"ozertem2011/fig{i}.rst", "ozertem2011") for i in range(1, 9)],
+        *[in_report(f"{CLICKS_DIR}/{name}", f"ozertem2011/fig{i}.rst", "ozertem2011")
+          for i, name in enumerate(CLICKS_FIGURES, 1)],
     params:
         opts=flags(paper_tests=CLICKS["paper_tests"], coverage_z=CLICKS["coverage_z"], grades=CLICKS["grades"]),
         src=input_dir,

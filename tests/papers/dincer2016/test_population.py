@@ -158,7 +158,7 @@ def test_cli_risk_on_trec_runs(tmp_path):
     names, _, X, _ = population.score_trec_runs(qrels, runs, measure="err@20")
     i = names.index(t6["system"][0])
     assert t6["georisk_a5"][0] == pytest.approx(risk.georisk(X, i, 5.0), abs=5e-5)
-    for f in ("table6.csv", "observations.csv", "georisk_curves.csv", "fig3.png", "population.npz"):
+    for f in ("table6.csv", "observations.csv", "georisk_curves.csv", "fig3_georisk_population.png", "population.npz"):
         assert (tmp_path / "out" / f).stat().st_size > 0
     out = _cli("risk", str(qrels), str(tmp_path / "runs"), "--baseline", "indri")
     assert out.returncode == 1 and "baseline 'indri'" in out.stderr

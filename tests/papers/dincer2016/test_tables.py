@@ -52,7 +52,7 @@ def test_table6_files_equal_population_table6(tmp_path):
     io.write_table(want, tmp_path / "want.csv", float_format="%.4f")
     assert (tmp_path / "out" / "table6.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
     assert said[0] == "Table 6:\n" + tables.table6_text(want, "err@20", [0, 5])
-    for f in ("observations.csv", "georisk_curves.csv", "fig3.png"):
+    for f in ("observations.csv", "georisk_curves.csv", "fig3_georisk_population.png"):
         assert (tmp_path / "out" / f).exists()
 
 
@@ -135,7 +135,7 @@ def test_example_files_equal_the_printed_tables(tmp_path):
               printed5=cfg / "dincer2016_table5_printed.csv")
     example_files(**kw, out_dir=tmp_path)
     assert pd.read_csv(tmp_path / "vs_paper.csv")["match"].all()
-    assert (tmp_path / "fig1.png").exists() and (tmp_path / "fig2.png").exists()
+    assert (tmp_path / "fig1_profiles.png").exists() and (tmp_path / "fig2_georisk_example.png").exists()
     bad = tmp_path / "t5.csv"
     t5 = pd.read_csv(kw["printed5"], comment="#")
     t5.iloc[0, -1] = t5.iloc[0, -1] + 1

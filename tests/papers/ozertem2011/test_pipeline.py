@@ -102,4 +102,4 @@ def test_report_files_write_every_table(run, tmp_path):
     assert len(pd.read_csv(tmp_path / "table4.csv")) == 3
     t8 = pd.read_csv(tmp_path / "table8.csv")
     assert set(t8.quantity) == {"delta_dcg", "sign"}
-    assert (tmp_path / "fig1.png").exists()
+    assert (tmp_path / "fig1_click_relevance_vs_grade.png").exists()

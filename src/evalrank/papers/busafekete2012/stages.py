@@ -61,9 +61,9 @@ def cmd_ndcg_report(a):
     order = report.ordering(pq, train_convention=a.reference, reference=a.reference, k=a.k)
     io.write_table(order, out / "ordering.csv")
     io.write_table(report.claims(pq, reference=a.reference, k=a.k), out / "claims.csv")
-    plot_fig1(cur, a.fig1_learners, a.train_conventions, a.eval_conventions, out / "fig1.png",
+    plot_fig1(cur, a.fig1_learners, a.train_conventions, a.eval_conventions, out / "fig1_by_training_tool.png",
               title="Fig. 1: NDCG@k by evaluation (columns) and training (curves) convention")
-    plot_fig2(cur, a.learners, a.reference, a.eval_conventions, out / "fig2.png",
+    plot_fig2(cur, a.learners, a.reference, a.eval_conventions, out / "fig2_by_evaluation_tool.png",
               title="Fig. 2: six learners trained with trec/ranklib, evaluated with each convention")
     _log("ordering:\n" + order[["eval_convention", "rank", "learner", "mean_ndcg", "p_value"]].to_string(index=False))
 

@@ -117,9 +117,9 @@ def example_files(*, matrix, printed4, printed5, out_dir, log=None) -> None:
     cmp = pd.concat([compare(t4, printed4, keys=("system", "baseline")).assign(table="table4"),
                      compare(t5, printed5).assign(table="table5")], ignore_index=True)
     io.write_table(cmp, out / "vs_paper.csv", float_format="%.6f")
-    plot_profiles(systems, topics, X, out / "fig1.png", title="Fig. 1: example systems' performance profiles")
+    plot_profiles(systems, topics, X, out / "fig1_profiles.png", title="Fig. 1: example systems' performance profiles")
     curves = population.georisk_curves(systems, X, systems, range(0, 11))
-    plot_georisk(curves, out / "fig2.png", title=r"Fig. 2: GeoRisk of the example systems, $0 \leq \alpha \leq 10$")
+    plot_georisk(curves, out / "fig2_georisk_example.png", title=r"Fig. 2: GeoRisk of the example systems, $0 \leq \alpha \leq 10$")
     bad = cmp[~cmp["match"]]
     if log is not None:
         log(f"Tables 4-5: {int(cmp['match'].sum())}/{len(cmp)} numbers equal the printed ones to the printed precision")

@@ -157,7 +157,7 @@ def _table5(out) -> Finding:
         reason=("Rule: reproduced when every printed value matches to its printed decimals and the paper's three "
                 "statements hold on our table (s7/s8 the two highest ZRisk at α = 1, 5, 10; s1 the lowest at α = 10; "
                 "the s3/s4 order reversed by GeoRisk at α = 5); partly when at least 90 % of the values match. "
-                "Fig. 2 (`dincer2016/example/fig2.png`) shows the paper's picture: s1, s2, s5, s6 slope down with α, "
+                "Fig. 2 (`dincer2016/example/fig2_georisk_example.png`) shows the paper's picture: s1, s2, s5, s6 slope down with α, "
                 "s3, s4, s7, s8 stay nearly flat."),
         source=", ".join(files))
 
@@ -306,7 +306,7 @@ def _georisk_over_alpha(ctx) -> Finding:
                 f"to the highest α and ends above {fmt(TAU_DIFFERENT)}; partly when only one moves as claimed. "
                 "GeoRisk is the geometric mean of the mean score and Φ(ZRisk/c), so a growing α lets ZRisk's "
                 "down-side term dominate." + extra + " ZRisk sums standardized residuals over the topics, so "
-                "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `dincer2016/population/fig3.png`) "
+                "with more topics than the paper's 50 every GeoRisk curve (Fig. 3, `dincer2016/population/fig3_georisk_population.png`) "
                 "falls faster than the paper's."),
         source=src)
 

@@ -16,7 +16,7 @@ def write_table6(names, X, *, baseline: str, alphas, top: int, measure: str, zer
     """Table 6 (:func:`~evalrank.papers.dincer2016.population.table6`) of the systems ``names``
     with per-topic scores ``X`` (systems x topics), its observations and the GeoRisk curves of
     Fig. 3 over alpha = 0..max(alphas) -> ``table6.csv``, ``observations.csv``,
-    ``georisk_curves.csv`` and ``fig3.png`` in ``out``; ``kinds`` (one per system, or None for
+    ``georisk_curves.csv`` and ``fig3_georisk_population.png`` in ``out``; ``kinds`` (one per system, or None for
     TREC runs) name the population's systems in the figure's key. Returns (table 6, observations)."""
     from evalrank import io
     from evalrank.papers.dincer2016 import population
@@ -37,7 +37,7 @@ def write_table6(names, X, *, baseline: str, alphas, top: int, measure: str, zer
 
         kind = dict(zip(names, kinds))
         key = name_key(t6["system"].tolist(), [kind[s] for s in t6["system"]], baseline=baseline)
-    plot_georisk(curves, out / "fig3.png", title=title, baseline=baseline, relative=True, key=key)
+    plot_georisk(curves, out / "fig3_georisk_population.png", title=title, baseline=baseline, relative=True, key=key)
     return t6, obs
 
 

@@ -208,27 +208,32 @@ def plot_truth(summaries, path, *, methods=("smoothed", "carterette_jones"), z=2
     return save_figure(fig, path)
 
 
+#: the figures' file names, Figs. 1-8 in order (named for what they show)
+FIGURES = ("fig1_click_relevance_vs_grade.png", "fig2_beta_fits.png", "fig3_grade_prior.png", "fig4_posteriors.png",
+           "fig5_posterior_bars.png", "fig6_loo_mse_vs_sigma.png", "fig7_loo_errors.png", "fig8_estimated_vs_true.png")
+
+
 def figures(out, *, sources, scale, curve, errors, summaries, coverage_z=2.0) -> list[Path]:
-    """Write fig1.png .. fig8.png into ``out`` (module docstring)."""
+    """Write :data:`FIGURES` (Figs. 1-8) into ``out`` (module docstring)."""
     out = Path(out)
     fits = _fits(sources)
     priors = {int(d): p for d, p in zip(sources["prior_depths"], sources["priors"])}
     inter = (sources["judged_grade"] >= 0) & sources["reliable"].astype(bool)
     x, g = sources["relevance"][inter], sources["judged_grade"][inter]
     paths = []
-    paths += plot_scatter_grades(x, g, scale, out / "fig1.png",
+    paths += plot_scatter_grades(x, g, scale, out / FIGURES[0],
                                  title="Fig. 1: click-model relevance vs editorial grade")
-    paths += plot_beta_fits(x, g, fits, scale, out / "fig2.png", title="Fig. 2: beta fits p(x | g)")
-    paths += plot_priors(priors, scale, out / "fig3.png", title="Fig. 3: the grade prior p(g)")
-    paths += plot_posteriors(fits, priors, scale, out / "fig4.png", title="Fig. 4: p(g | x)")
-    paths += plot_posterior_bars(fits, priors[1], scale, out / "fig5.png",
+    paths += plot_beta_fits(x, g, fits, scale, out / FIGURES[1], title="Fig. 2: beta fits p(x | g)")
+    paths += plot_priors(priors, scale, out / FIGURES[2], title="Fig. 3: the grade prior p(g)")
+    paths += plot_posteriors(fits, priors, scale, out / FIGURES[3], title="Fig. 4: p(g | x)")
+    paths += plot_posterior_bars(fits, priors[1], scale, out / FIGURES[4],
                                  title="Fig. 5: p(g | x) at 10 points (depth 1)")
     pooled = float(curve["pooled_sigma"].iloc[0])
     e = errors
     paths += plot_loo_curve(curve, float(np.mean(e["position"] ** 2)), float(np.mean(e["query"] ** 2)), pooled,
-                            float(np.mean(e["hybrid"] ** 2)), out / "fig6.png",
+                            float(np.mean(e["hybrid"] ** 2)), out / FIGURES[5],
                             title="Fig. 6: leave-one-out MSE against sigma")
-    paths += plot_loo_errors(e, out / "fig7.png", title="Fig. 7: leave-one-out error densities")
-    paths += plot_truth(summaries, out / "fig8.png", z=coverage_z,
+    paths += plot_loo_errors(e, out / FIGURES[6], title="Fig. 7: leave-one-out error densities")
+    paths += plot_truth(summaries, out / FIGURES[7], z=coverage_z,
                         title=r"Fig. 8 (beyond the paper): estimated vs true $\Delta$DCG@5 per test")
     return paths

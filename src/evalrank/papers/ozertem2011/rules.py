@@ -189,7 +189,7 @@ def _fig7(out):
         claim=C_FIG7,
         ours="no table of this run describes the error distributions",
         verdict="not tested",
-        reason=("`ozertem2011/fig7.png` is drawn from the leave-one-out errors kept in `estimates/sources.npz`, "
+        reason=("`ozertem2011/fig7_loo_errors.png` is drawn from the leave-one-out errors kept in `estimates/sources.npz`, "
                 "which the findings page does not read; no CSV summarises the errors' modes or shape, so "
                 "the claim is not checked here."),
         source="")
