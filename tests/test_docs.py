@@ -1,21 +1,26 @@
 """The documentation (issue 50, items 1 and 2): the MkDocs site builds with warnings as errors;
 the command and configuration references are generated from the parsers and the schema, so an
-option or a key added there appears in them; the README is a front page whose quick-start
-commands run verbatim on toy data and print what it shows."""
+option or a key added there appears in them; the README is a front page; every shell and Python
+example of the README, the home page and the user guides runs verbatim on toy data and prints what
+it shows (a block that cannot run in a test is marked ``<!-- not run: why -->`` in the Markdown)."""
 
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from test_lean_install import readme_files
+from toy_data import toy_collection
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -142,17 +147,139 @@ def test_a_key_added_to_the_schema_appears_in_the_config_reference():
     assert "## `docs_section`" in text and '| `docs_section.inner` | one of a, b | `"a"` |' in text
 
 
-# -- the README --------------------------------------------------------------------------------
+# -- the examples of the README and the guides ------------------------------------------------
+#: the Markdown files whose examples run: the README, the home page and every guide
+EXAMPLE_DOCS = [README, ROOT / "docs" / "index.md", *sorted((ROOT / "docs" / "guides").glob("*.md"))]
+#: an example that cannot run in a test says so, and why, on the line before its fence
+NOT_RUN = re.compile(r"<!-- not run: (.+?) -->\s*$")
+_FENCE = re.compile(r"^( *)```(\w*)\n(.*?)^\1```[ \t]*$", flags=re.S | re.M)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
 def _blocks(text: str):
-    """The README's fenced blocks, in order: (language, body)."""
-    return re.findall(r"^```(\w*)\n(.*?)^```", text, flags=re.S | re.M)
+    """The fenced blocks of a Markdown text, in order, indented ones (in a list item) dedented:
+    (language, body, the text before the block since the previous one)."""
+    out, last = [], 0
+    for m in _FENCE.finditer(text):
+        indent = len(m.group(1))
+        body = "".join(line[indent:] for line in m.group(3).splitlines(keepends=True))
+        out.append((m.group(2), body, text[last:m.start()]))
+        last = m.end()
+    return out
+
+
+def _output_of(gap: str) -> bool:
+    """Whether a text block is the shown output of the code block before it: nothing lies between
+    them, or one paragraph that ends with a colon ("prints:", "The second estimate ...:")."""
+    gap = gap.strip()
+    return not gap or ("\n\n" not in gap and gap.endswith(":") and not gap.startswith(("#", "-", "<!--")))
+
+
+def _same_line(want: str, got: str) -> bool:
+    """A shown line against a printed one, trailing spaces aside (editors strip them): the text
+    between numbers exactly, integers exactly, every other number to the digits shown (within one
+    unit of its last digit, or 1e-9 relative for longer ones: a float printed in full may differ in
+    its last digits between machines)."""
+    want, got = want.rstrip(), got.rstrip()
+    if want == got:
+        return True
+    w, g = _NUMBER.split(want), _NUMBER.split(got)
+    if w != g:
+        return False
+    for a, b in zip(_NUMBER.findall(want), _NUMBER.findall(got)):
+        if not re.search(r"[.eE]", a):
+            if a != b:
+                return False
+            continue
+        unit = 10.0 ** -len(a.split(".")[1]) if "." in a and "e" not in a.lower() else 0.0
+        if abs(float(a) - float(b)) > max(unit, 1e-9 * abs(float(a))):
+            return False
+    return True
 
 
 def _shown(expected: str, got: str) -> bool:
-    """``got`` is what the README shows: its lines in order, a line ``...`` standing for any lines."""
-    pattern = "".join(r"(?:.*\n)*?" if line.strip() == "..." else re.escape(line) + r"\n"
-                      for line in expected.splitlines())
-    return re.fullmatch(pattern, got if got.endswith("\n") else got + "\n") is not None
+    """``got`` is what the block shows: its lines in order, a line ``...`` standing for any lines,
+    numbers compared as :func:`_same_line` says."""
+    want, have = expected.splitlines(), got.splitlines()
+
+    @functools.cache
+    def match(i: int, j: int) -> bool:
+        if i == len(want):
+            return j == len(have)
+        if want[i].strip() == "...":
+            return any(match(i + 1, k) for k in range(j, len(have) + 1))
+        return j < len(have) and _same_line(want[i], have[j]) and match(i + 1, j + 1)
+
+    return match(0, 0)
+
+
+def _graded_run(grades: list, name: str, noise: float, rng) -> str:
+    """A TREC run ranking each topic's judged documents by grade + ``noise`` * N(0, 1)."""
+    lines, by_topic = [], {}
+    for q, _, doc, g in grades:
+        by_topic.setdefault(q, []).append((int(g) + noise * rng.standard_normal(), doc))
+    for q, docs in by_topic.items():
+        lines += [f"{q} Q0 {doc} {i + 1} {s:.4f} {name}" for i, (s, doc) in enumerate(sorted(docs, reverse=True))]
+    return "\n".join(lines) + "\n"
+
+
+def doc_files(d: Path) -> Path:
+    """The toy files the README's and the guides' examples name, from tests/toy_data: the README's
+    (test_lean_install.readme_files: a 120-topic labelling campaign, run.txt and bm25.txt scoring
+    at random; labels.qrels, every grade, stands for the annotators), with runs/a.txt and runs/b.txt
+    (and a.txt, b.txt) ranking by grade plus noise, qrels.adhoc.txt with nine such runs in
+    trec2012/ (indriCASP among them) and data/synthetic/Fold1/test.txt (LETOR, 136 features, eight queries)."""
+    readme_files(d)
+    rng = np.random.default_rng(2012)
+    grades = [line.split() for line in (d / "qrels").read_text().splitlines()]
+    for name, noise in [("a", 1.5), ("b", 1.0)]:
+        text = _graded_run(grades, name, noise, rng)
+        (d / "runs" / f"{name}.txt").write_text(text)
+        (d / f"{name}.txt").write_text(text)
+    shutil.copyfile(d / "qrels", d / "qrels.adhoc.txt")
+    (d / "trec2012").mkdir()
+    for r, name in enumerate(["indriCASP", *(f"run{i}" for i in range(1, 9))]):
+        (d / "trec2012" / f"{name}.txt").write_text(_graded_run(grades, name, 0.75 + 0.25 * r, rng))
+    fold = d / "data" / "synthetic" / "Fold1"
+    fold.mkdir(parents=True)
+    c = toy_collection(8, seed=3, min_docs=6, max_docs=16)
+    labels = c.labels.copy()
+    labels[c.offsets[0]:c.offsets[1]] = 0  # a query without a relevant document, as MSLR has
+    X = rng.random((labels.size, 136))
+    X[:, 129] = c.features[:, 0]
+    qids = np.repeat(c.qids, c.query_sizes)
+    fold.joinpath("test.txt").write_text("".join(
+        f"{y} qid:{q} " + " ".join(f"{j + 1}:{v:.4f}" for j, v in enumerate(x)) + "\n"
+        for y, q, x in zip(labels, qids, X)))
+    return d
+
+
+def run_examples(doc: Path, d: Path) -> tuple[int, int, list[str]]:
+    """Every bash and python block of ``doc`` not marked ``<!-- not run: why -->``, in order, in
+    ``d`` (blocks of a page share it, as a reader's shell would): bash verbatim (``-euo pipefail``,
+    the installed ``evalrank`` on the PATH), python with the interpreter; each must succeed, and
+    where a text block follows as its output (:func:`_output_of`) it must print what that shows
+    (:func:`_shown`). Returns (blocks run, outputs compared, reasons of the blocks not run)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "EVALRANK_PROGRESS": "0"}
+    blocks = _blocks(doc.read_text(encoding="utf-8"))
+    ran, shown, skipped = 0, 0, []
+    for i, (lang, body, gap) in enumerate(blocks):
+        if lang not in ("bash", "python"):
+            continue
+        why = NOT_RUN.search(gap.rstrip().splitlines()[-1] if gap.strip() else "")
+        if why:
+            skipped.append(why.group(1))
+            continue
+        argv = [sys.executable, "-c", body] if lang == "python" else ["bash", "-euo", "pipefail", "-c", body]
+        done = subprocess.run(argv, cwd=d, capture_output=True, text=True, env=env, timeout=300)
+        where = f"{doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc}, block {i + 1}:\n{body}"
+        assert done.returncode == 0, (where, done.stderr[-2000:])
+        ran += 1
+        if i + 1 < len(blocks) and blocks[i + 1][0] == "text" and _output_of(blocks[i + 1][2]):
+            assert _shown(blocks[i + 1][1], done.stdout), (where, done.stdout[-3000:])
+            shown += 1
+    return ran, shown, skipped
 
 
 def test_the_readme_is_a_front_page():
@@ -170,34 +297,42 @@ def test_the_readme_is_a_front_page():
     assert "```bash\nmake run     # creates .venv" in text and "\nmake test    # creates .venv if needed" in text
 
 
-def test_the_readme_quick_start_runs_as_shown(tmp_path):
-    """Every README bash block made of evalrank commands, verbatim in bash (the installed
-    `evalrank`) on the toy files tests/test_lean_install.readme_files writes; where a text block
-    follows one, its output is what the block shows. The Python block runs too."""
-    d = readme_files(tmp_path)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "EVALRANK_PROGRESS": "0"}
-    blocks = _blocks(README.read_text(encoding="utf-8"))
-    ran = shown = 0
-    for i, (lang, body) in enumerate(blocks):
-        commands = [ln for ln in body.splitlines() if ln.strip() and not ln.startswith("#")]
-        if lang == "python":
-            done = subprocess.run([sys.executable, "-c", body], cwd=d, capture_output=True, text=True, env=env, timeout=120)
-            assert done.returncode == 0, done.stderr[-2000:]
-            ran += 1
-            continue
-        if lang != "bash" or not commands or not all(c.startswith("evalrank ") for c in commands):
-            continue
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", body], cwd=d, capture_output=True, text=True,
-                              env=env, timeout=300)
-        assert done.returncode == 0, (body, done.stderr[-2000:])
-        ran += 1
-        if i + 1 < len(blocks) and blocks[i + 1][0] == "text":
-            assert _shown(blocks[i + 1][1], done.stdout), (body, done.stdout[-3000:])
-            shown += 1
-    assert ran >= 4 and shown >= 2, (ran, shown)
+@pytest.mark.parametrize("doc", EXAMPLE_DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_the_examples_run_as_shown(doc, tmp_path):
+    """Every shell and Python example of the README, the home page and the user guides runs
+    verbatim on toy data (doc_files) and prints the output shown after it (run_examples); every
+    block not marked ``<!-- not run: why -->`` runs, so a new example cannot go untested."""
+    ran, shown, skipped = run_examples(doc, doc_files(tmp_path))
+    code = sum(lang in ("bash", "python") for lang, _, _ in _blocks(doc.read_text(encoding="utf-8")))
+    assert ran + len(skipped) == code, (ran, skipped, code)
+    if doc == README:  # the quick start: evaluate, compare, Python, a labelling campaign; two outputs shown
+        assert ran >= 4 and shown >= 2, (ran, shown)
 
 
-def test_the_ellipsis_rule():
+def test_the_examples_rules():
+    # a line "..." stands for any lines; numbers to the digits shown
     assert _shown("a\n...\nc\n", "a\nb\nb2\nc\n") and _shown("...\nc\n...\n", "a\nc\nd")
-    assert not _shown("a\nc\n", "a\nb\nc\n")
+    assert not _shown("a\nc\n", "a\nb\nc\n") and not _shown("a\n", "a\nb\n")
+    assert _shown("map\tall\t0.7468\n", "map\tall\t0.7469") and not _shown("map\tall\t0.7468", "map\tall\t0.7479")
+    assert _shown('"x": 0.5134604879398114,', '"x": 0.5134604879398115,') and not _shown("n 66", "n 67")
+    assert not _shown("P_5 0.1", "P_10 0.1")
+    # a text block is the output of the block before it when nothing, or one paragraph ending in ':', lies between
+    assert _output_of("\n\n") and _output_of("\nThe second estimate, after two rounds:\n\n")
+    assert not _output_of("\nA paragraph.\n\nAnother one:\n") and not _output_of("\n- a list item:\n")
+    blocks = _blocks("<!-- not run: why -->\n```bash\nmake\n```\n\n- item\n\n  ```text\n  a\n  ```\n")
+    assert blocks[0][0] == "bash" and NOT_RUN.search(blocks[0][2]).group(1) == "why"
+    assert blocks[1][:2] == ("text", "a\n")
+
+
+def test_a_stale_output_or_a_failing_example_fails(tmp_path):
+    doc = tmp_path / "guide.md"
+    doc.write_text("Prints:\n\n```bash\necho 0.25; echo 3\n```\n\n```text\n0.25\n3\n```\n\n"
+                   "<!-- not run: a cluster -->\n```bash\nsbatch job\n```\n\n```python\nprint(1 + 1)\n```\n")
+    assert run_examples(doc, tmp_path) == (2, 1, ["a cluster"])
+    for stale in ("0.25\n4\n", "0.26\n3\n", "0.25\n"):
+        doc.write_text(f"```bash\necho 0.25; echo 3\n```\n\n```text\n{stale}```\n")
+        with pytest.raises(AssertionError):
+            run_examples(doc, tmp_path)
+    doc.write_text("```python\nimport no_such_module\n```\n")
+    with pytest.raises(AssertionError, match="no_such_module"):
+        run_examples(doc, tmp_path)
