@@ -5,7 +5,7 @@ folders: CPU seconds of each process and whether every file they write is byte-i
     .venv/bin/python benchmarks/bench_risk_learn.py --results results/synthetic --rev HEAD --folds 1 2
 
 ``--results`` is a finished run's results folder (read only): its ``data/S1..S5.npz`` and the
-learned baselines ``risk/learning/baselines/*.pkl``; the options are those of ``make run``'s job
+learned baselines ``risk/learning/baselines/*.skops``; the options are those of ``make run``'s job
 on config/config.yaml (``dincer2016.learning``; ``--params`` overrides the LightGBM settings).
 The reference revision's ``src`` is exported with ``git archive`` and put first on ``PYTHONPATH``.
 The two processes of a fold run one after the other (``--parallel``: side by side, so that both
@@ -37,7 +37,7 @@ PARAMS = ('{"min_data_in_leaf": 150, "num_leaves": 31, "num_boost_round": 100, "
 def command(results: Path, fold: int, out: Path, params: str) -> list[str]:
     """The ``risk-learn`` stage command of ``make run``'s job for ``fold``, writing under ``out``."""
     parts = [str(results / "data" / f"S{i}.npz") for i in range(1, 6)]
-    baselines = [str(results / "dincer2016" / "learning" / "baselines" / f"{n}.pkl")
+    baselines = [str(results / "dincer2016" / "learning" / "baselines" / f"{n}.skops")
                  for n in ("lambdamart", "gbrt", "afs", "adarank")]
     return [sys.executable, "-m", "evalrank", "stage", "risk-learn", "--partitions", *parts, "--holdout", "0.2",
             "--n-folds", "5", "--seed", "20120924", "--convention", "lightgbm",

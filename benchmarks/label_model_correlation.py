@@ -8,7 +8,7 @@ and the budget factor its q* would give with the true losses (1 - factor = the a
     python benchmarks/label_model_correlation.py NAME=RESULTS_DIR ... [--out CSV]
 
 e.g. ``synthetic=/tmp/fin30/results/synthetic mslr-excerpt=results/mslr-excerpt``. Reads
-fold1/predictions/<model>.npz (pool), fold1/models/<model>.pkl and fold1/vali.npz (validation
+fold1/predictions/<model>.npz (pool), fold1/models/<model>.skops and fold1/vali.npz (validation
 queries: the fit), fold1/sawade2012/fig1_<model>/setup.npz (costs); one row per dataset, model and
 measure."""
 
@@ -29,7 +29,7 @@ def _vali_predictions(root: Path, model: str):
     from evalrank.models.zoo import load_model
 
     vali = io.load_arrays(root / "fold1" / "vali.npz")
-    m = load_model(root / "fold1" / "models" / f"{model}.pkl")
+    m = load_model(root / "fold1" / "models" / f"{model}.skops")
     m.n_jobs = 1
     scores, probs = m.score_and_proba(vali["features"])
     return {"scores": np.asarray(scores, np.float64), "probs": np.asarray(probs, np.float64),

@@ -81,7 +81,7 @@ def digests(workdir: Path, name: str = "tiny", under: tuple[str, ...] = ("",)) -
     out = {}
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()
-        if (p.is_file() and not rel.startswith(("logs/", "benchmarks/")) and p.suffix != ".pkl"
+        if (p.is_file() and not rel.startswith(("logs/", "benchmarks/")) and p.suffix != ".skops"
                 and rel.startswith(under)):
             out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out

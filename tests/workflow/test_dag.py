@@ -85,7 +85,7 @@ def test_active_stage(res):
     halves = sum(Collection.load(res / "fold2" / f"{h}.npz").n_queries for h in ("train", "vali"))
     assert (split["fit_queries"] == halves).all()
     for m in ("rf", "ordered_logit"):
-        assert (res / "fold2" / "swap" / f"{m}.pkl").is_file() and (res / "fold2" / "swap" / f"{m}_train.npz").is_file()
+        assert (res / "fold2" / "swap" / f"{m}.skops").is_file() and (res / "fold2" / "swap" / f"{m}_train.npz").is_file()
 
 
 def test_ndcg_stage(res):

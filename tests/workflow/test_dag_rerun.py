@@ -38,7 +38,7 @@ def test_interrupted_run_resumes_and_a_damaged_file_is_rebuilt(tiny_run, tmp_pat
     wd = tmp_path / "resume"
     shutil.copytree(tiny_run, wd, symlinks=True)
     res = wd / "results" / NAME
-    gone = _downstream_outputs(wd, f"results/{NAME}/fold2/models/listnet.pkl")
+    gone = _downstream_outputs(wd, f"results/{NAME}/fold2/models/listnet.skops")
     assert any("lists_fig1" in f for f in gone)
     for f in gone:
         (wd / f).unlink(missing_ok=True)

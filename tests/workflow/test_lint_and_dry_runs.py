@@ -144,13 +144,13 @@ def test_a_model_that_takes_anothers_tuning_trains_after_it(tmp_path):
     pytest.importorskip("snakemake")
     cfg = yaml.safe_load((CONFIGS / "paper.yaml").read_text())
     assert cfg["models"]["params_from"] == {"ordinal_rf": "rf"}
-    out = snakemake(tmp_path, "-n", "-p", "results/mslr-web30k/fold2/models/ordinal_rf.pkl",
-                    "results/mslr-web30k/fold2/models/rf.pkl", configs=[CONFIGS / "paper.yaml"])
+    out = snakemake(tmp_path, "-n", "-p", "results/mslr-web30k/fold2/models/ordinal_rf.skops",
+                    "results/mslr-web30k/fold2/models/rf.skops", configs=[CONFIGS / "paper.yaml"])
     text = out.stdout + out.stderr
     commands = [line for line in text.splitlines() if "stage train " in line]
     ordinal = [c for c in commands if "--model ordinal_rf" in c]
     assert len(commands) == 2 and len(ordinal) == 1, text[-3000:]
-    assert "--params-from results/mslr-web30k/fold2/models/rf.pkl" in ordinal[0]
+    assert "--params-from results/mslr-web30k/fold2/models/rf.skops" in ordinal[0]
     assert text.index("--model rf ") < text.index("--model ordinal_rf")
     rf = [c for c in commands if "--model rf " in c][0]
     assert "--params-from" not in rf
@@ -172,7 +172,7 @@ def test_a_learner_declares_only_the_threads_it_keeps_busy(tmp_path):
             model = re.search(r"--model(?:-file)? (\S+)", cmd.group(1)).group(1).rsplit("/", 1)[-1]
             threads[(rule, model)] = (int(n.group(1)) if n else 1, cmd.group(1))
     want = {("train_model", "rf"): 2, ("train_model", "ranksvm"): 1, ("train_sized", "rf"): 2,
-            ("predict_pool", "rf.pkl"): 2, ("predict_pool", "ranksvm.pkl"): 1, ("predict_pool", "rf_n200000.pkl"): 2}
+            ("predict_pool", "rf.skops"): 2, ("predict_pool", "ranksvm.skops"): 1, ("predict_pool", "rf_n200000.skops"): 2}
     assert {k: v[0] for k, v in threads.items()} == want, text[-3000:]
     assert all(f"--threads {n} " in cmd for n, cmd in threads.values())
 

@@ -117,7 +117,7 @@ def tuning_source(fold, model):
     """train_model's input: the fitted model of models.params_from whose tuning ``model`` takes
     (then it searches no grid of its own), or [] (it searches its grid)."""
     source = config["models"]["params_from"].get(model)
-    return f"{RESULTS}/fold{fold}/models/{source}.pkl" if source else []
+    return f"{RESULTS}/fold{fold}/models/{source}.skops" if source else []
 
 
 def in_report(path, caption, category, subcategory=None):
@@ -340,7 +340,7 @@ def risk_learners():
 
 
 def _baseline_models(wildcards=None):
-    return expand(f"{RESULTS}/dincer2016/learning/baselines/{{b}}.pkl", b=LEARN["baselines"])
+    return expand(f"{RESULTS}/dincer2016/learning/baselines/{{b}}.skops", b=LEARN["baselines"])
 
 
 # -- Judgments + clicks, Ozertem et al. 2011 (ozertem2011.smk) --------------------------------

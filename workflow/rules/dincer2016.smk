@@ -31,7 +31,7 @@ rule risk_population:
     input:
         train=f"{RESULTS}/fold{POP['fold']}/train.npz",
         test=f"{RESULTS}/data/S{POP['test_partition']}.npz",
-        models=expand(f"{RESULTS}/fold{POP['fold']}/models/{{model}}.pkl", model=MODELS)
+        models=expand(f"{RESULTS}/fold{POP['fold']}/models/{{model}}.skops", model=MODELS)
         if POP["include_models"] else [],
     output:
         population=f"{RESULTS}/dincer2016/population/population.npz",
@@ -87,7 +87,7 @@ rule risk_baseline:
         parts=LEARN_PARTS,
         facts=data_checked if LDS is None else [],
     output:
-        f"{RESULTS}/dincer2016/learning/baselines/{{learner}}.pkl",
+        f"{RESULTS}/dincer2016/learning/baselines/{{learner}}.skops",
     params:
         opts=lambda w: flags(**LEARN_PROTOCOL, params=LEARN["baseline_params"].get(w.learner, {})),
     log:

@@ -32,7 +32,7 @@ rule train_model:
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
         tuned=lambda w: tuning_source(w.fold, w.model),
     output:
-        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.skops",
         tuning=f"{RESULTS}/fold{{fold}}/models/{{model}}.tuning.csv",
     params:
         # models.params_from: --params-from the model whose tuning it takes; train_sized (sawade2012.smk): rf's own
@@ -53,7 +53,7 @@ rule train_model:
 
 rule predict_pool:
     input:
-        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.skops",
         pool=lambda w: expand(f"{RESULTS}/data/S{{part}}.npz", part=pool_parts(w.fold)),
     output:
         f"{RESULTS}/fold{{fold}}/predictions/{{model}}.npz",

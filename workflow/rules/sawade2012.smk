@@ -19,7 +19,7 @@ EXPERIMENTS.update({
 # (and on the training half, predict_swap).
 rule predict_vali:
     input:
-        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/models/{{model}}.skops",
         queries=f"{RESULTS}/fold{{fold}}/vali.npz",
     output:
         f"{RESULTS}/fold{{fold}}/predictions_vali/{{model}}.npz",
@@ -44,9 +44,9 @@ use rule train_model as train_swap with:
     input:
         train=f"{RESULTS}/fold{{fold}}/vali.npz",
         vali=f"{RESULTS}/fold{{fold}}/train.npz",
-        tuned=f"{RESULTS}/fold{{fold}}/models/{{model}}.pkl",
+        tuned=f"{RESULTS}/fold{{fold}}/models/{{model}}.skops",
     output:
-        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.skops",
         tuning=f"{RESULTS}/fold{{fold}}/swap/{{model}}.tuning.csv",
     params:
         opts=lambda w, input: train_options(w.model, tuned=input.tuned),
@@ -58,7 +58,7 @@ use rule train_model as train_swap with:
 
 use rule predict_vali as predict_swap with:
     input:
-        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/swap/{{model}}.skops",
         queries=f"{RESULTS}/fold{{fold}}/train.npz",
     output:
         f"{RESULTS}/fold{{fold}}/swap/{{model}}_train.npz",
@@ -87,9 +87,9 @@ use rule train_model as train_sized with:
     input:
         train=f"{RESULTS}/fold{{fold}}/train_sizes/train_n{{n}}.npz",
         vali=f"{RESULTS}/fold{{fold}}/vali.npz",
-        tuned=lambda w: [] if int(w.n) == _TS["base"] else f"{RESULTS}/fold{w.fold}/models/{SIZED_BASE}.pkl",
+        tuned=lambda w: [] if int(w.n) == _TS["base"] else f"{RESULTS}/fold{w.fold}/models/{SIZED_BASE}.skops",
     output:
-        model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.pkl",
+        model=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.skops",
         tuning=f"{RESULTS}/fold{{fold}}/models/rf_n{{n}}.tuning.csv",
     params:
         opts=lambda w, input: train_options("rf", tuned=input.tuned or None),

@@ -50,7 +50,7 @@ rule theory_report:
 
 rule theory_lists:
     input:
-        models=expand(f"{RESULTS}/fold{TLISTS['fold']}/models/{{m}}.pkl", m=TLISTS["rankers"]),
+        models=expand(f"{RESULTS}/fold{TLISTS['fold']}/models/{{m}}.skops", m=TLISTS["rankers"]),
         partition=[f"{RESULTS}/data/S{TLISTS['partition']}.npz"] if TLISTS["source"] == "dataset" else [],
     output:
         table=in_report(f"{THEORY_DIR}/lists.csv", "wang2013/lists_table.rst", "wang2013"),

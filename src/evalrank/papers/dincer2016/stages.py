@@ -130,7 +130,7 @@ def _risk_population_parser(sub) -> None:
                     "train a population of systems, per-query scores on a test set")
     s.add_argument("--train", required=True, help="training half of the fold (.npz)")
     s.add_argument("--test", required=True, help="the test partition (.npz): its queries are the topics")
-    s.add_argument("--models", nargs="*", help="fitted pipeline models (.pkl) to add to the population "
+    s.add_argument("--models", nargs="*", help="fitted pipeline models (skops files) to add to the population "
                                                "(default: none)")
     s.add_argument("--features", type=int, nargs="+", required=True,
                    help="1-based feature ids used as rankers (dincer2016.population.features)")
@@ -171,7 +171,7 @@ def _risk_baseline_parser(sub) -> None:
     s.add_argument("--grid", default="{}", help="JSON {param: [values]} tuned on the validation queries "
                                                 "({} = no search; no config key)")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (dincer2016.learning.threads)")
-    s.add_argument("--output", required=True, help="the fitted baseline (.pkl)")
+    s.add_argument("--output", required=True, help="the fitted baseline (a skops file, .skops)")
 
 
 def _risk_learn_parser(sub) -> None:
@@ -185,7 +185,7 @@ def _risk_learn_parser(sub) -> None:
                    help="the risk weight of each --method (dincer2016.learning.alphas; 0 for lambdamart)")
     s.add_argument("--baseline-feature", type=int, required=True,
                    help="1-based feature id of the single baseline (dincer2016.learning.baseline_feature)")
-    s.add_argument("--baselines", nargs="*", help="fitted learned baselines (.pkl) for t*-faro and georisk "
+    s.add_argument("--baselines", nargs="*", help="fitted learned baselines (skops files) for t*-faro and georisk "
                                                   "(default: none)")
     s.add_argument("--params", required=True, help="JSON of LambdaMART's parameters (dincer2016.learning.params)")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (dincer2016.learning.threads)")
@@ -197,7 +197,7 @@ def _risk_table7_parser(sub) -> None:
     s = add_command(sub, "risk-table7", cmd_risk_table7, "Table 7 from the per-fold runs (Sec. 6.2)")
     _protocol_args(s)
     s.add_argument("--folds", type=int, nargs="+", required=True, help="dincer2016.learning.folds")
-    s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (.pkl)")
+    s.add_argument("--baselines", nargs="+", required=True, help="the learned baselines (skops files)")
     s.add_argument("--baseline-feature", type=int, required=True,
                    help="1-based feature id of the single baseline (dincer2016.learning.baseline_feature)")
     s.add_argument("--runs", nargs="+", required=True, help="runs/<learner>/fold<f>.npz of risk-learn")

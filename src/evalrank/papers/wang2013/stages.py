@@ -77,7 +77,7 @@ def add_stage_parsers(sub) -> None:
 
     s = add_command(sub, "theory-lists", cmd_lists,
                     "Wang et al. Sec. 4: NDCG of the first n documents of long lists")
-    s.add_argument("--models", nargs="+", required=True, help="NAME=model.pkl of the trained rankers")
+    s.add_argument("--models", nargs="+", required=True, help="NAME=model.skops of the trained rankers")
     s.add_argument("--source", choices=["synthetic", "dataset"], required=True,
                    help="synthetic: the generator's long lists; dataset: the longest queries of --partition "
                         "(wang2013.lists.source)")
