@@ -10,10 +10,13 @@ baseline: significance tests and risk measures in one table).
 Sub-packages
 ------------
 evaluation  evaluate / compare: TREC files, dicts, DataFrames; trec_eval's evaluation loop
-data      LETOR reader/writer, synthetic MSLR-like generator, dataset registry
-metrics   one implementation of DCG, ERR and NDCG on flat arrays + offsets
-models    the model zoo and graded-relevance probabilities
-plots     one function per figure
+data        LETOR reader/writer, synthetic MSLR-like generator, dataset registry
+metrics     one implementation of DCG, ERR and NDCG on flat arrays + offsets
+models      the model zoo and graded-relevance probabilities
+active      active evaluation (Sawade et al. 2012): the labelling tool, ``evalrank active``
+papers      the five reproductions, one sub-package each, with their figures (``papers.<paper>.plots``;
+            the shared figure style and the data and model figures in ``papers.common.plots``)
+cli         the command line, ``evalrank`` / ``python -m evalrank``
 """
 
 __version__ = "0.1.0"
