@@ -337,6 +337,31 @@ def _dcg_label_reason(labels, none) -> str:
     return why
 
 
+def _coverage_margins(c, verdict: str, big, small) -> tuple:
+    """The cells whose side of the band decides ``verdict``, each against its nearer band edge at
+    :data:`Z_RESOLVE` binomial se of its coverage: the cells that must be in the band (all for
+    "reproduced", those above ``FEW_DRAWS`` for "partly": their lowest and highest), and the cell
+    furthest out among those that must not all be (below ``FEW_DRAWS`` for "partly", above it for
+    "not reproduced")."""
+    def edge(r):
+        return BAND[0] if abs(r["coverage"] - BAND[0]) <= abs(r["coverage"] - BAND[1]) else BAND[1]
+
+    def margin(r):
+        return Margin(f"coverage of `{r['experiment']}` {r['measure'].upper()} {r['method']} at Λ = {fmt(r['budget'])}",
+                      float(r["coverage"]), edge(r), Z_RESOLVE * float(r["coverage_se"]), percent=True)
+
+    def outside(g):
+        return (g["coverage"] - g["coverage"].clip(*BAND)).abs()
+
+    keep = {"reproduced": c, "partly": c[big]}.get(verdict)
+    out = [] if keep is None or keep.empty else [margin(keep.loc[keep["coverage"].idxmin()]),
+                                                 margin(keep.loc[keep["coverage"].idxmax()])]
+    off = {"partly": c[small], "not reproduced": c[big]}.get(verdict)
+    if off is not None and not off.empty:
+        out.append(margin(off.loc[outside(off).idxmax()]))
+    return tuple(out)
+
+
 def _coverage_finding(out) -> Finding:
     from evalrank.active.interval import FEW_DRAWS
 
@@ -382,7 +407,7 @@ def _coverage_finding(out) -> Finding:
     labels = out.csv(LABELS) if out.has(LABELS) else None
     power = Power(n=pool_queries(labels), unit="queries in the pool", repetitions=int(c["campaigns"].min()),
                   se=float(c["coverage_se"].max()), of="a cell's coverage", how="binomial, the largest", percent=True,
-                  note="coverage of this pool's truth (no pool minimum)")
+                  note="coverage of this pool's truth (no pool minimum)", margins=_coverage_margins(c, v, big, small))
     under = c[c["coverage"] < BAND[0]]
     if not under.empty:
         share = under["miss_high"].sum() / (under["miss_high"].sum() + under["miss_low"].sum())
