@@ -49,3 +49,19 @@ def test_lists_need_their_queries(tmp_path):
     out = _rewrite(out, "wang2013/lists.csv", queries=lambda t: MIN_TEST_N - 1)
     f = by_claim(wang.findings(out), "Fig. 2")
     assert f.verdict == "not tested" and f"{MIN_TEST_N - 1} queries per list cannot resolve" in f.reason
+
+
+def test_gamma_se_is_the_fits_monte_carlo_spread():
+    """gamma_se: the spread of the fitted γ when each size's mean moves by its se."""
+    import numpy as np
+    import pandas as pd
+
+    from evalrank.papers.wang2013.experiments import gap_rate
+
+    n = np.array([100, 300, 1000, 3000, 10000], dtype=float)
+    gap = 0.6 / np.log(n)
+    se = 0.02 * gap
+    conv = pd.DataFrame({"measure": "log2", "scorer": "a", "n": n, "mean": 1 - gap, "se": se})
+    rng = np.random.default_rng(np.random.SeedSequence(13))
+    fits = [gap_rate(n, gap + rng.normal(0, se))[0] for _ in range(4000)]
+    assert wang.gamma_se(conv, "log2", "a") == pytest.approx(np.std(fits), rel=0.05)
