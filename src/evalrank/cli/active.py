@@ -75,6 +75,10 @@ def cmd_active_plan(a):
     if mix is not None:
         _log(f"this round draws from q with {mix:.0%} uniform sampling mixed in (chosen from the "
              f"{previous.labelled.size} labelled queries: the smallest variance per unit of cost)")
+    elif previous is not None and not previous.whole_pool:
+        _log("this round draws from the plan's q as before; give --run and --qrels (the labels so far) to let "
+             "the labels correct it: a label model that misleads then costs less, and the interval rests on "
+             "rounds the labels checked")
     shown = " ".join(new[:20]) + (f" ... ({n_new - 20} more)" if n_new > 20 else "")
     _log(f"new queries to label in this round: {shown or 'none'}"
          + (f" (all {n_new} in {a.new_queries})" if a.new_queries else " (--new-queries FILE writes them, one a line)"))
