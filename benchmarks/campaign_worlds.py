@@ -51,6 +51,8 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 LOOKS = (10, 20, 50, 100)
+#: the adaptive design's weights per round ("labels": evalrank.active.adapt.round_scales; None: 1)
+ROUND_SCALE = "labels"
 
 
 def _unseen():
@@ -224,7 +226,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
     qs = np.stack([(1.0 - m) * q + m / N for m in mixes])
     res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds,
-                          adapted=True)
+                          adapted=True, round_scale=ROUND_SCALE)
     return {"adaptive_est": res["estimate"], "adaptive_lo": res["ci_low"], "adaptive_hi": res["ci_high"],
             "mix": float(np.mean(mixes[1:])) if len(mixes) > 1 else 0.0}
 

@@ -236,3 +236,28 @@ def test_over_adaptive_campaigns_the_interval_covers_at_every_round(skewed):
         rows = estimate(p, pool, labels)["rounds"]
         every.append(all(r["ci_low"] <= mu <= r["ci_high"] for r in rows))
     assert p.labelled.size > 60 and np.mean(every) >= 0.9
+
+
+def test_round_weights_come_from_earlier_labels_only():
+    """round_scales: 1 for one round; a round moved to uniform after a first round whose q pointed
+    away from the values weighs more than the first; a round's factor does not change when labels
+    of that round or later change (predictable)."""
+    from evalrank.active.adapt import SCALE_BOUNDS, round_scales
+
+    rng = np.random.default_rng(8)
+    m = 400
+    L = np.where(rng.random(m) < 0.15, rng.gamma(4.0, 10.0, m), rng.gamma(2.0, 1.0, m))
+    q_bad = 1.0 / (1.0 + L) ** 2
+    q_bad /= q_bad.sum()
+    f = np.full(m, np.median(L))
+    seq = np.concatenate([rng.choice(m, size=30, replace=False, p=q_bad)])
+    rest = rng.choice(np.setdiff1d(np.arange(m), seq), size=20, replace=False)
+    seq = np.concatenate([seq, rest])
+    rounds = np.repeat([0, 1], [30, 20])
+    qs = np.stack([q_bad, np.full(m, 1.0 / m)])
+    np.testing.assert_array_equal(round_scales(qs[:1], seq[:30], rounds[:30], L[seq[:30]], f), [1.0])
+    s = round_scales(qs, seq, rounds, L[seq], f)
+    assert s[0] == 1.0 and SCALE_BOUNDS[0] <= s[1] <= SCALE_BOUNDS[1] and s[1] > 1.5
+    changed = L[seq].copy()
+    changed[30:] *= 7.0
+    np.testing.assert_array_equal(round_scales(qs, seq, rounds, changed, f), s)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MIX_GRID", "choose_mix", "draw_probabilities"]
+__all__ = ["MIX_GRID", "SCALE_FROM", "SCALE_BOUNDS", "choose_mix", "round_scales", "draw_probabilities"]
 
 #: the shares of uniform sampling a round may mix into the plan's q
 MIX_GRID = tuple(round(0.1 * k, 1) for k in range(11))
@@ -50,6 +50,54 @@ def draw_probabilities(q_rounds, seq, rounds) -> np.ndarray:
     before = np.cumsum(taken, axis=1) - taken            # the mass of the queries labelled before each
     i = np.arange(seq.size)
     return taken[rounds, i] / (qs.sum(axis=1)[rounds] - before[rounds, i])
+
+
+#: the fewest labels before a round from which its weight is estimated (fewer: weight 1)
+SCALE_FROM = 5
+#: the bounds on a round's weight relative to the first round's
+SCALE_BOUNDS = (0.25, 4.0)
+
+
+def _term_variance(q, seq, pi, r) -> float:
+    """The variance of a Des Raj term's importance-weighted part under ``q`` (pool-normalized),
+    ``sum_x r_x^2 / q(x) - (sum_x r_x)^2``, its pool sums estimated from the labelled queries
+    (module docstring)."""
+    n = seq.size
+    A = np.sum(r * r / (pi * q[seq])) / n
+    B = (np.sum(r / pi) / n) ** 2
+    return float(A - B)
+
+
+def round_scales(q_rounds, seq, rounds, values, f) -> np.ndarray:
+    """Each round's factor on its terms' weights in the finite estimator: round 0's 1; a later
+    round's the estimated variance of a term under the first round's ``q`` over that under its
+    own, from the labels of the rounds before it only (so the weights stay predictable), within
+    :data:`SCALE_BOUNDS`; 1 where fewer than :data:`SCALE_FROM` labels precede it. A round the
+    labels moved toward uniform sampling because the first round's ``q`` was poor then outweighs
+    the first round's heavy terms."""
+    from evalrank.active.finite import control_slope
+
+    qs = np.atleast_2d(np.asarray(q_rounds, dtype=np.float64))
+    seq = np.asarray(seq, dtype=np.int64)
+    rounds = np.asarray(rounds, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    out = np.ones(qs.shape[0])
+    if qs.shape[0] == 1 or seq.size == 0:
+        return out
+    pi = draw_probabilities(qs, seq, rounds)
+    for r in range(1, qs.shape[0]):
+        k = int(np.searchsorted(rounds, r, side="left"))
+        if k < SCALE_FROM:
+            continue
+        s_, L = seq[:k], values[:k]
+        b = control_slope(f, s_, L)
+        res = L - b * f[s_]
+        v0 = _term_variance(qs[0], s_, pi[:k], res)
+        vr = _term_variance(qs[r], s_, pi[:k], res)
+        if v0 > 0 and vr > 0:
+            out[r] = float(np.clip(v0 / vr, *SCALE_BOUNDS))
+    return out
 
 
 def choose_mix(p, values) -> float:

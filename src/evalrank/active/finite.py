@@ -18,7 +18,9 @@ the sum of the labelled values and ``g_t`` a prediction of ``L`` fitted on those
 Whatever ``g_t`` and ``q_t`` (both fixed before ``x_t`` is drawn), ``E[phi_t | past] = R``
 exactly, so ``phi_t - R`` is a martingale difference sequence. Two consequences:
 
-- **any predictable weighting** ``R_hat_t = sum_i a_i phi_i / sum_i a_i`` is unbiased; with
+- **any weighting fixed in advance** ``R_hat_t = sum_i a_i phi_i / sum_i a_i`` is unbiased (one
+  chosen from earlier labels -- :func:`evalrank.active.adapt.round_scales` -- leaves ``sum_i a_i
+  (phi_i - R)`` a martingale: consistent, and what the confidence sequence needs); with
   ``a_i = 1 / (|U_i| (|U_i| - 1))`` (normalized to a first weight of 1; a last query's is
   infinite: its term is the pool's value) and uniform ``q`` with a constant
   ``g`` it *is* the sample mean of a simple random sample without replacement (the weights that
@@ -128,7 +130,7 @@ def control_slope(f, seq, values) -> float:
     return (float(np.sum(ff * np.asarray(values, dtype=np.float64))) + prior) / d if d > 0 else 0.0
 
 
-def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
+def desraj_terms(q, seq, values, f, lo, hi, rounds=None, round_scale=None) -> dict:
     """The terms of the finite-population estimator (module docstring) for the distinct labelled
     queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
     sampling distribution over the pool, ``f`` the label model's expected measure per pool query,
@@ -174,7 +176,10 @@ def desraj_terms(q, seq, values, f, lo, hi, rounds=None) -> dict:
 
     need(n * N)
     center0 = float(np.clip(f.mean(), lo.mean(), hi.mean()))
-    _terms(np.ascontiguousarray(qs), rnd, seq, L, f, lo, hi, SLOPE_PRIOR * float(np.mean(f * f)), center0,
+    scale = np.ones(qs.shape[0]) if round_scale is None else np.asarray(round_scale, dtype=np.float64)
+    if scale.shape != (qs.shape[0],) or not (np.isfinite(scale).all() and (scale > 0).all()):
+        raise ValueError("round_scale must give each round of q a finite factor > 0")
+    _terms(np.ascontiguousarray(qs), rnd, seq, L, f, lo, hi, SLOPE_PRIOR * float(np.mean(f * f)), center0, scale,
            out["phi"], out["low"], out["high"], out["weight"], out["left"], out["r_low"], out["r_high"],
            out["center"], out["slope"])
     out["round"] = rnd.copy()
@@ -298,17 +303,25 @@ def confidence_sequence(terms, *, level: float = 0.95, t_star=None, adapted: boo
 
 
 def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95, t_star=None,
-                    draw_rounds=None, adapted: bool = False) -> dict:
+                    draw_rounds=None, adapted: bool = False, round_scale=None) -> dict:
     """The finite-population estimate and confidence sequence of a plan's ``draws`` (with
     repeats, as drawn): :func:`distinct_order`, :func:`desraj_terms`, :func:`confidence_sequence`.
     ``values_by_query``: ``L`` per pool query (only the drawn ones are read). Returns the
     sequence's arrays per distinct label plus ``draws_at`` (the draw count at which each query was
     first drawn) and ``queries`` (the distinct queries in order). ``draw_rounds``: with ``q`` of
     one row per round, the round of each draw; ``adapted``: the rounds' q were chosen from the
-    labels (:func:`confidence_sequence`'s asymptotic part then uses the checked rounds' terms)."""
+    labels (:func:`confidence_sequence`'s asymptotic part then uses the checked rounds' terms);
+    ``round_scale``: a factor per round on its terms' weights, or "labels" for
+    :func:`evalrank.active.adapt.round_scales` (each from the labels before its round)."""
     seq, at = distinct_order(draws)
     vals = np.asarray(values_by_query, dtype=np.float64)[seq]
     rounds = None if draw_rounds is None else np.asarray(draw_rounds, dtype=np.int64)[at - 1]
-    terms = desraj_terms(q, seq, vals, f, lo, hi, rounds)
+    if round_scale == "labels":   # each round's weight from the labels before it (adapt.round_scales)
+        from evalrank.active.adapt import round_scales
+
+        qs = np.atleast_2d(np.asarray(q, dtype=np.float64))
+        round_scale = round_scales(qs, seq, np.zeros(seq.size, dtype=np.int64) if rounds is None else rounds,
+                                   vals, f)
+    terms = desraj_terms(q, seq, vals, f, lo, hi, rounds, round_scale)
     cs = confidence_sequence(terms, level=level, t_star=t_star, adapted=adapted)
     return {**cs, "draws_at": at, "queries": seq, "terms": terms}

@@ -15,11 +15,12 @@ from evalrank._jit import njit
 
 
 @njit(cache=True, nogil=True)
-def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, phi, low, high, weight, left, r_low, r_high, center,
-           slope):
+def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, rscale, phi, low, high, weight, left, r_low, r_high,
+           center, slope):
     """Fill the terms' arrays (:func:`evalrank.active.finite.desraj_terms`). ``qs``: (rounds, N)
     sampling distributions, ``rnd`` each label's round; ``prior``: the slope prior's mass
-    (``SLOPE_PRIOR * mean(f^2)``); ``center0``: the estimate before any label."""
+    (``SLOPE_PRIOR * mean(f^2)``); ``center0``: the estimate before any label; ``rscale``: each
+    round's factor on its terms' weights."""
     N = qs.shape[1]
     n = seq.shape[0]
     unl = np.ones(N, dtype=np.bool_)
@@ -77,7 +78,7 @@ def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, phi, low, high, weight, l
         r_low[t] = (S + sum_lo) / N
         r_high[t] = (S + sum_hi) / N
         if n_left > 1:
-            w = (N * (N - 1.0)) / (n_left * (n_left - 1.0))
+            w = rscale[r] * (N * (N - 1.0)) / (n_left * (n_left - 1.0))
             weight[t] = w
             num += w * p
             den += w
