@@ -22,6 +22,11 @@ the probability with which query ``x_i`` was drawn among the queries not yet lab
 family by its estimated variance (adaptive importance sampling; the same cost-aware objective as
 Sawade et al. 2012's Theorem 3 with the labels' residuals instead of the model's variances).
 
+The finite estimator then weighs each later round's terms by the first round's estimated term
+variance over the round's own (:func:`round_scales`, from the labels before the round), so that a
+first round drawn where a misleading model pointed does not keep its weight once better rounds
+follow.
+
 Validity does not depend on the choice: a round's ``q_lambda`` is fixed before any of its draws,
 from the labels of earlier rounds only, so the terms stay predictable and the confidence
 sequence holds whatever ``lambda`` is (each round's draws are fresh draws from its own
@@ -121,13 +126,10 @@ def choose_mix(p, values) -> float:
     L = values[seq]
     b = control_slope(p.f, seq, L)
     r = L - b * p.f[seq]
-    n = seq.size
-    B = (np.sum(r / pi) / n) ** 2
     best, best_lam = np.inf, float(mixes[-1])
     for lam in MIX_GRID:
         ql = (1.0 - lam) * p.q + lam / m
-        A = np.sum(r * r / (pi * ql[seq])) / n
-        crit = max(A - B, 0.0) * float(np.sum(ql * p.costs))
+        crit = max(_term_variance(ql, seq, pi, r), 0.0) * float(np.sum(ql * p.costs))
         if crit < best:   # ties keep the smaller share
             best, best_lam = crit, float(lam)
     return best_lam
