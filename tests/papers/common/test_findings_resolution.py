@@ -69,3 +69,8 @@ def test_the_resolves_line_names_the_nearest_threshold():
         Power(margins=((0.1, 0.0, 0.05),))
     with pytest.raises(ValueError, match="resolution"):
         Power(resolution=-1.0)
+
+
+def test_a_tie_reads_as_zero():
+    f = Finding("c", "o", "partly", "r", power=Power(margins=(Margin("a − b", -0.0, 0.0, 1.0),)))
+    assert "a − b 0 lies 0 from the threshold 0" in f.reason and "−0" not in f.reason

@@ -102,6 +102,8 @@ class Margin:
 
 
 def _number(x, percent: bool) -> str:
+    if not is_nan(x) and float(x) == 0:
+        x = 0.0  # not "−0"
     if not percent:
         return fmt(x)
     return pct(x, 1) if is_nan(x) or abs(float(x)) >= 0.001 else f"{fmt(100 * float(x), 2)} %"
