@@ -235,7 +235,9 @@ def test_campaign_findings_read_the_study_and_flip_at_their_targets(tmp_path):
     # each verdict flips past its target, beyond 2 se of Monte Carlo error
     assert _by(_campaign_items(tmp_path / "b", cov=0.95), "in all cells").verdict == "not reproduced"
     assert _by(_campaign_items(tmp_path / "c", sim10=0.90), "at **all** looks").verdict == "not reproduced"
-    assert _by(_campaign_items(tmp_path / "d", sim50=0.947), "at **all** looks").verdict == "partly"
+    # short of its target by less than 2 se: the run cannot tell on which side it is
+    near = _by(_campaign_items(tmp_path / "d", sim50=0.947), "at **all** looks")
+    assert near.verdict == "not tested" and near.reason.startswith("not tested (resolution ")
     w = _by(_campaign_items(tmp_path / "e", rmse=1.03), "width at Λ = 200")
     assert w.verdict == "partly" and "fig1_rf" in w.ours and "above 1.0" in w.ours
     assert _by(_campaign_items(tmp_path / "f", width=1.8), "bounds each importance weight").verdict == "not reproduced"

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from evalrank.papers.common.findings import Finding, Power, fmt, pct
+from evalrank.papers.common.findings import Z_RESOLVE, Finding, Margin, Power, fmt, pct
 from evalrank.papers.sawade2012.power import pool_queries
 
 __all__ = ["campaign_findings", "CAMPAIGN_CLAIMS", "CAMPAIGN"]
@@ -58,6 +58,12 @@ def _share_verdict(worst: float, target: float, n: int) -> tuple[str, str]:
     if worst >= target - 2 * se:
         return "partly", f"the worst cell is short by less than 2 se ({pct(se)}) of Monte Carlo error"
     return "not reproduced", f"the worst cell is short by more than 2 se ({pct(se)})"
+
+
+def _share_margin(share: float, target: float, n: int, of: str) -> Margin:
+    """A share against its target at :data:`Z_RESOLVE` binomial se (at the target) over ``n``
+    campaigns: the number :func:`_share_verdict` judges, for the rule every finding goes through."""
+    return Margin(of, float(share), target, Z_RESOLVE * math.sqrt(target * (1 - target) / max(n, 1)), percent=True)
 
 
 def _cell_name(r) -> str:
@@ -102,7 +108,8 @@ def campaign_findings(out) -> list[Finding]:
     items = [_campaign_coverage(d, n), _campaign_all_looks(d, n), _campaign_width(d, n), _floor_finding(t),
              _campaign_t_peeking(t), _finite_default(t, d)]
     targets = (CAMPAIGN_COVER, SIM_SMALL, None, None, 0.5, FINITE_SIM)
-    return [replace(f, power=_campaign_power(pool, int(t["campaigns"].min()) if i in (3, 4) else n, targets[i]))
+    return [replace(f, power=replace(_campaign_power(pool, int(t["campaigns"].min()) if i in (3, 4) else n, targets[i]),
+                                     margins=f.power.margins if f.power is not None else ()))
             for i, f in enumerate(items)]
 
 
@@ -121,7 +128,8 @@ def _campaign_coverage(d, n: int) -> Finding:
     v, why = _share_verdict(float(w["coverage"]), CAMPAIGN_COVER, n)
     return Finding(CAMPAIGN_CLAIMS[0], f"lowest {pct(w['coverage'])} ({_cell_name(w)}, Λ = {fmt(w['budget'])}); "
                    f"{(d['coverage'] >= CAMPAIGN_COVER).sum()} of {len(d)} cell-budgets at or above",
-                   v, why, CAMPAIGN)
+                   v, why, CAMPAIGN, Power(margins=(_share_margin(w["coverage"], CAMPAIGN_COVER, n,
+                                                                  "the lowest coverage"),)))
 
 
 def _campaign_all_looks(d, n: int) -> Finding:
@@ -132,19 +140,24 @@ def _campaign_all_looks(d, n: int) -> Finding:
     ws = small.loc[small["simultaneous"].idxmin()]
     parts = [f"from Λ = {fmt(ws['budget'])}: lowest {pct(ws['simultaneous'])} ({_cell_name(ws)})"]
     v1, why1 = _share_verdict(float(ws["simultaneous"]), SIM_SMALL, n)
+    margins = [_share_margin(ws["simultaneous"], SIM_SMALL, n, f"the lowest from Λ = {fmt(ws['budget'])}")]
     verdicts = [v1]
     whys = [f"from Λ = {fmt(ws['budget'])}: {why1}"]
     if not large.empty:
         wl = large.loc[large["simultaneous"].idxmin()]
         parts.append(f"from Λ = {SIM_FROM}: lowest {pct(wl['simultaneous'])} ({_cell_name(wl)})")
         v2, why2 = _share_verdict(float(wl["simultaneous"]), SIM_LARGE, n)
+        margins.append(_share_margin(wl["simultaneous"], SIM_LARGE, n, f"the lowest from Λ = {SIM_FROM}"))
         verdicts.append(v2)
         whys.append(f"from Λ = {SIM_FROM}: {why2}")
     else:
         verdicts.append("not tested")
         whys.append(f"Λ = {SIM_FROM} is not on the study's budget grid")
     order = ("not reproduced", "not tested", "partly", "reproduced")
-    return Finding(CAMPAIGN_CLAIMS[1], "; ".join(parts), min(verdicts, key=order.index), "; ".join(whys), CAMPAIGN)
+    # a share decides the verdict (the worse of the two) only where the other one is not "not reproduced"
+    margins = [m for i, m in enumerate(margins) if "not reproduced" not in verdicts[:i] + verdicts[i + 1:]]
+    return Finding(CAMPAIGN_CLAIMS[1], "; ".join(parts), min(verdicts, key=order.index), "; ".join(whys), CAMPAIGN,
+                   Power(margins=tuple(margins)))
 
 
 def _campaign_width(d, n: int) -> Finding:
@@ -236,6 +249,7 @@ def _finite_default(t, asym) -> Finding:
     small = d[d["budget"] == d["budget"].min()]
     ws = small.loc[small["simultaneous"].idxmin()]
     v1, why1 = _share_verdict(float(ws["simultaneous"]), FINITE_SIM, n)
+    margins = [_share_margin(ws["simultaneous"], FINITE_SIM, n, f"the default's lowest from Λ = {fmt(ws['budget'])}")]
     key = ["experiment", "measure", "budget"]
     both = d.merge(asym, on=key, suffixes=("", "_asym"))
     both["width_ratio"] = both["mean_width"] / both["mean_width_asym"]
@@ -261,8 +275,10 @@ def _finite_default(t, asym) -> Finding:
     verdicts.append("reproduced" if ok_r else "not reproduced")
     whys.append(f"RMSE {'within' if ok_r else 'above'} 1.0 + 2 se ({fmt(2 * se, 3)})")
     order = ("not reproduced", "not tested", "partly", "reproduced")
+    if "not reproduced" in verdicts[1:]:  # decided by the width or the RMSE, whatever side the share is on
+        margins = []
     return Finding(claim, ours, min(verdicts, key=order.index), "; ".join(whys) + f" ({fmt(n)} campaigns per cell)",
-                   CAMPAIGN)
+                   CAMPAIGN, Power(margins=tuple(margins)))
 
 
 def _floor_finding(t) -> Finding:
@@ -281,7 +297,7 @@ def _floor_finding(t) -> Finding:
         return Finding.not_tested(claim, f"Λ = {WIDTH_BUDGET}, where the rule compares the floors' widths, is not on "
                                          f"the study's budget grid (largest Λ = {fmt(a['budget'].max())})", CAMPAIGN)
     small = a["budget"].min()
-    parts, meets = [], []
+    parts, meets, margins = [], [], ()
     for eps, g in a.groupby("epsilon"):
         sim = g.loc[g["budget"] == small, "simultaneous"].min()
         wid = g.loc[g["budget"] == WIDTH_BUDGET, "width_vs_today"].max()
@@ -290,10 +306,14 @@ def _floor_finding(t) -> Finding:
                      f"{fmt(g['rmse_vs_today'].max(), 3)}× eq. 6 + t without a floor's")
         if g["coverage"].min() >= CAMPAIGN_COVER and sim >= SIM_SMALL and wid <= WIDTH_MAX:
             meets.append(float(eps))
+        if abs(eps - DEFAULT_EPSILON) < 1e-12:  # the default's side of the coverage targets decides the verdict
+            n = int(g["campaigns"].min())
+            margins = (_share_margin(g["coverage"].min(), CAMPAIGN_COVER, n, f"ε = {fmt(eps)}: the lowest coverage"),
+                       _share_margin(sim, SIM_SMALL, n, f"ε = {fmt(eps)}: the lowest from Λ = {fmt(small)}"))
     ok = any(abs(e - DEFAULT_EPSILON) < 1e-12 for e in meets)
     v = "reproduced" if ok else "not reproduced"
     why = (f"ε meeting the coverage and width targets: {', '.join(fmt(e) for e in meets) or 'none'}; a larger ε "
            "bounds the weights tighter (robust to a label model that puts q* near 0 where the loss is not) but spends "
            "draws on queries q* rates as uninformative, which widens the interval most where q* is concentrated "
            "(the index update)")
-    return Finding(claim, "; ".join(parts), v, why, CAMPAIGN)
+    return Finding(claim, "; ".join(parts), v, why, CAMPAIGN, Power(margins=margins))
