@@ -30,8 +30,9 @@ freedom). What Table 7's claims judge (ranks and comparisons of Reward, Risk, Wi
 Reward/Risk, W/L, losses > 20 % and the mean) has its own resolution: each judged comparison is a
 :class:`~evalrank.papers.common.findings.Margin` whose standard error is a bootstrap over the test
 queries (:data:`BOOT` resamples of ``per_query_ndcg10.csv``, Table 7 recomputed on each,
-:func:`_resampled`): a rank whose margin to the adjacent learner is under 2 se of that margin is not
-resolved, and the finding reads "not tested (resolution …)". The significance claim (the paper's
+:func:`_resampled`): the margin that decides a rank claim (to the runner-up or to the first,
+:func:`_first_margin`; to the learner across a rank boundary, :func:`_boundary_margins`) under 2 se
+of that margin is not resolved, and the finding reads "not tested (resolution …)". The significance claim (the paper's
 ΔNDCG@10 of 0.0003 found significant) is judged against the ΔNDCG@10 this run resolves.
 """
 
@@ -418,17 +419,31 @@ def _margin(ctx, half: str, a: str, b: str, col: str, *, higher: bool = True, la
                   Z_RESOLVE * float(np.std(reps, ddof=1)))
 
 
-def _rank_margins(ctx, half: str, learner: str, col: str, *, higher: bool = True) -> list:
-    """The margins that fix ``learner``'s rank on ``col``: to the learners just above and below it."""
-    df = (ctx.bm if half == "vs BM25" else ctx.lb).copy()
+def _first_margin(ctx, half: str, learner: str, col: str, *, higher: bool = True) -> list:
+    """The margin that decides whether ``learner`` ranks first on ``col``: to the runner-up where it
+    is first, to the first where it is not."""
+    df = (ctx.bm if half == "vs BM25" else ctx.lb)
+    df = df[df[col].notna()].sort_values(col, ascending=not higher, kind="stable").reset_index(drop=True)
+    if learner not in set(df["learner"]) or len(df) < 2:
+        return []
+    other = df.loc[1, "learner"] if df.loc[0, "learner"] == learner else df.loc[0, "learner"]
+    m = _margin(ctx, half, learner, other, col, higher=higher)
+    return [] if m is None else [m]
+
+
+def _boundary_margins(ctx, half: str, learner: str, col: str, boundaries, *, higher: bool = True) -> list:
+    """The margins that decide on which side of each rank boundary ``learner`` is (a boundary b lies
+    between ranks b and b + 1): to the learner just across it."""
+    df = (ctx.bm if half == "vs BM25" else ctx.lb)
     df = df[df[col].notna()].sort_values(col, ascending=not higher, kind="stable").reset_index(drop=True)
     if learner not in set(df["learner"]):
         return []
-    i = int(df.index[df["learner"] == learner][0])
+    r = int(df.index[df["learner"] == learner][0]) + 1
     out = []
-    for j in (i - 1, i + 1):
-        if 0 <= j < len(df):
-            m = _margin(ctx, half, learner, df.loc[j, "learner"], col, higher=higher)
+    for b in boundaries:
+        j = b + 1 if r <= b else b  # the rank just across the boundary
+        if 1 <= j <= len(df) and df.loc[j - 1, "learner"] != learner:
+            m = _margin(ctx, half, learner, df.loc[j - 1, "learner"], col, higher=higher)
             if m is not None:
                 out.append(m)
     return out
@@ -460,7 +475,8 @@ def _geo_mean(ctx) -> Finding:
                 "mean is below LambdaMART's. " + ("" if r_mean == 1 else
                 f"The paper's winner is not the winner here ({_label(best_mean['learner'])} is); ") +
                 "whether a difference of this size means anything is the significance finding's question."),
-        source=src), _rank_margins(ctx, "vs BM25", geo1, "mean") + _rank_margins(ctx, "vs BM25", geo1, "reward"))
+        source=src), _first_margin(ctx, "vs BM25", geo1, "mean") + _first_margin(ctx, "vs BM25", geo1, "reward")
+        + [_margin(ctx, "vs BM25", geo1, ctx.ref, "mean")])
 
 
 def _geo_profile(ctx) -> Finding:
@@ -476,7 +492,7 @@ def _geo_profile(ctx) -> Finding:
                "partly" if firsts > 0 or ratios_better else "not reproduced")
     best_rr = lb.loc[lb["reward_risk"].idxmax()]
     half = lb["half"].iloc[0]
-    margins = [m for col, h, _ in crit for m in _rank_margins(ctx, half, geo1, col, higher=h)]
+    margins = [m for col, h, _ in crit for m in _first_margin(ctx, half, geo1, col, higher=h)]
     margins += [_margin(ctx, half, geo1, ctx.ref, c) for c in ("reward_risk", "win_loss")]
     return _judged(Finding(
         claim=LEARNING_CLAIMS[1],
@@ -511,7 +527,7 @@ def _geo_vs_lambdamart(ctx) -> Finding:
     half = lb["half"].iloc[0]
     margins = [_margin(ctx, half, lr, ctx.ref, c, higher=h) for lr in learners if str(lr).startswith("georisk")
                for c, h in (("reward_risk", True), ("win_loss", True), ("big_losses", False))]
-    margins += [_margin(ctx, "vs BM25", lr, ctx.ref, "mean") for lr in learners if str(lr).startswith("georisk")]
+    # (the mean is not judged by a margin: "as effective" holds unless LambdaMART is significantly better)
     verdict = ("not tested" if n_geo == 0 else "reproduced" if ok == n_geo else "partly" if ok else "not reproduced")
     return _judged(Finding(
         claim=LEARNING_CLAIMS[2],
@@ -572,7 +588,8 @@ def _tstar_standing(ctx) -> Finding:
     verdict = ("reproduced" if min(allr) >= bottom else
                "not reproduced" if min(allr) <= n / 2 else "partly")
     half = lb["half"].iloc[0]
-    margins = [m for x in tstar for c in ("reward_risk", "win_loss") for m in _rank_margins(ctx, half, x, c)]
+    margins = [m for x in tstar for c in ("reward_risk", "win_loss")
+               for m in _boundary_margins(ctx, half, x, c, (int(n // 2), bottom - 1))]
     return _judged(Finding(
         claim=LEARNING_CLAIMS[4],
         ours=("; ".join(f"{_label(x)}: Reward/Risk {fmt(_row(lb, x)['reward_risk'])} (rank {rr[x]} of {n}), "
