@@ -240,6 +240,8 @@ def _train_size_findings(savings, curves, labels) -> list[Finding]:
     # "reproduced" asks for Z se, so it is resolved by construction
     margins = tuple(Margin(f"{fmt(n)} pairs: passive − active mean |error|", pe - ae, 0.0, Z_RESOLVE * se_of[n])
                     for n, pe, ae, _, _ in rows)
+    if any(m.value <= -m.resolution for m in margins):  # active resolved above passive somewhere: decided
+        margins = ()
     power = Power(n=pool_queries(labels, largest), unit="queries in the pool", repetitions=rows[0][4], se=max(ses),
                   of="passive − active mean |error|", how=f"the largest over sizes; the rule asks for {fmt(Z)} se",
                   note="a sign claim, judged on this pool (no pool minimum)", margins=margins)
