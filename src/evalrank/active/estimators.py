@@ -35,7 +35,7 @@ With the t interval, the default (:func:`default_estimator`) is ``hajek`` for on
 finite-population estimator of :mod:`evalrank.active.finite`, whose sequence does not rest on the
 label model's variances (the asymptotic sequence below used them as its few-draws floor: 55-73 %
 simultaneous coverage with an uninformative model, ``benchmarks/RESULTS.md``). In the campaign study on the default data (issue 27,
-``results/<name>/active/campaign_coverage.csv``, floor 0.05, Lambda = 10-500), RMSE against
+``results/<name>/sawade2012/campaign_coverage.csv``, floor 0.05, Lambda = 10-500), RMSE against
 eq. 6's on the same draws:
 
 =============  ===========  ============

@@ -265,7 +265,7 @@ def judge_probs(run, judge, *, run_b=None, n_grades: int | None = None, referenc
 
 def model_probs(letor, model) -> dict:
     """A label model from the zoo: ``model`` (a file of :func:`evalrank.models.zoo.save_model`,
-    e.g. ``results/<name>/fold1/models/rf.pkl``) predicts the grade probabilities of every
+    e.g. ``results/<name>/fold1/models/rf.skops``) predicts the grade probabilities of every
     document of the LETOR file ``letor`` (its ``#docid = ...`` comments name the documents, its
     ``qid:`` the queries, as in the run). Returns the table of :func:`read_probs`."""
     from evalrank.data.letor import read_letor

@@ -230,7 +230,7 @@ def _inputs(s) -> None:
     s.add_argument("--letor", help="a LETOR file of the run's documents ('# docid = ...' comments name them): "
                                    "--model predicts their grade probabilities (default: --probs)")
     s.add_argument("--model", help="with --letor: a model of the zoo saved by the pipeline, e.g. "
-                                   "results/synthetic/fold1/models/rf.pkl (a skops file: read as data, a type "
+                                   "results/synthetic/fold1/models/rf.skops (a skops file: read as data, a type "
                                    "that is not the zoo's is refused, so it runs no code; needs pip install "
                                    "'evalrank[models]') (default: none)")
     s.add_argument("--grades", type=int, help="with --calibrate-from or --judge: grades 0..G-1 (default: the qrels' "

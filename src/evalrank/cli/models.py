@@ -72,17 +72,17 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--vali", required=True, help="the validation half (.npz)")
     s.add_argument("--grid", required=True, help="JSON object: hyperparameter -> list of values (models.grids.<model>; "
                                                  "{} = the learner's defaults, no search)")
-    s.add_argument("--params-from", help="a fitted model (skops file, .pkl) whose chosen hyperparameters replace the search: "
+    s.add_argument("--params-from", help="a fitted model (a .skops file) whose chosen hyperparameters replace the search: "
                                          "of the same learner, for every --grid key; of another learner (models.params_from), "
                                          "for the keys the grid searches, its one-value keys kept (default: search)")
     s.add_argument("--n-grades", type=int, required=True, help="relevance grades 0..n-1 (dataset.max_grade + 1)")
     s.add_argument("--seed", type=int, required=True, help="the config's seed")
     s.add_argument("--threads", type=int, required=True, help="threads of the fit (models.threads)")
-    s.add_argument("--output", required=True, help="the fitted model (a skops file, .pkl)")
+    s.add_argument("--output", required=True, help="the fitted model (a .skops file)")
     s.add_argument("--tuning", help="CSV of the validation grid (default: not written)")
 
     s = add_command(sub, "predict", cmd_predict, "scores and graded-relevance probabilities over the pool")
-    s.add_argument("--model-file", required=True, help="a fitted model (skops file of train; .pkl)")
+    s.add_argument("--model-file", required=True, help="a fitted model (the .skops file of train)")
     s.add_argument("--pool", nargs="+", required=True, help="the pool partitions (.npz), in order")
     s.add_argument("--threads", type=int, required=True, help="threads of the prediction (models.threads)")
     s.add_argument("--output", required=True, help=".npz: scores, probs, labels, offsets, qids")
