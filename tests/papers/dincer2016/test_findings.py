@@ -149,3 +149,32 @@ def test_missing_example_table_is_not_tested(tmp_path, drop):
     (tmp_path / drop).unlink()
     items = dincer.findings(Outputs(tmp_path))
     assert sum(f.verdict == "not tested" for f in items[:2]) == 1
+
+
+def _trisk_table(root, urisk, trisk):
+    """table6.csv's three systems with URisk and TRisk at α = 0 (se = URisk / TRisk)."""
+    t6 = pd.read_csv(root / "dincer2016/population/table6.csv")
+    t6.loc[:2, "urisk_a0"] = urisk
+    t6["trisk_a0"] = list(trisk) + [None]
+    _write(root, "dincer2016/population/table6.csv", t6)
+
+
+def test_trisk_cause_is_measured_from_table6(tmp_path):
+    """Issue 51 item 2: the TRisk finding's cause ("the standard errors differ more than the means") is
+    the table's: se = URisk / TRisk, its coefficient of variation against URisk's, on either side."""
+    _example(tmp_path)
+    _population(tmp_path)
+    # se 0.020, 0.0125, 0.010 (CV 37 %) against URisk 0.26, 0.25, 0.24 (CV 4 %): the cause holds
+    _trisk_table(tmp_path, [0.26, 0.25, 0.24], [13.0, 20.0, 24.0])
+    tr = _by_claim(dincer.findings(Outputs(tmp_path)), "Table 6, α = 0: TRisk")
+    assert tr.verdict == "not reproduced"
+    assert "Measured cause:" in tr.reason and "ranges 0.01–0.02 (coefficient of variation 37 %)" in tr.reason
+    assert "URisk ranges 0.24–0.26 (4 %)" in tr.reason and "the better systems have the larger ones" in tr.reason
+    # se 0.0104, 0.0100, 0.0100 (CV 2 %) against URisk 0.26, 0.25, 0.10 (CV 45 %): not the cause
+    _trisk_table(tmp_path, [0.26, 0.25, 0.10], [25.0, 25.0, 10.0])
+    tr = _by_claim(dincer.findings(Outputs(tmp_path)), "Table 6, α = 0: TRisk")
+    assert "Measured cause:" not in tr.reason and "cause not measured" in tr.reason
+    # no TRisk column: said plainly
+    _population(tmp_path)
+    tr = _by_claim(dincer.findings(Outputs(tmp_path)), "Table 6, α = 0: TRisk")
+    assert "Cause not measured: table6.csv has no URisk/TRisk at α = 0." in tr.reason

@@ -104,3 +104,18 @@ def test_not_significant_is_not_tested_where_the_paper_effect_is_not_resolved(tm
     sig = _by_claim(dincer.findings(Outputs(tmp_path)), "Table 7 caption")
     assert sig.verdict == "not tested" and "the paper's ΔNDCG@10 (GeoRisk α = 1 − LambdaMART) 0.0003" in sig.reason
     assert '"not reproduced"' in sig.reason
+
+
+def test_risk_claims_state_the_se_of_the_risk_measures_not_of_ndcg(tmp_path):
+    """Issue 51 item 2: Table 7's claims judged on Reward/Risk, W/L, Wins, Losses (8, 10, 11) state the
+    bootstrap se of those differences; the mean's claim (7) and the significance's keep ΔNDCG@10's."""
+    _example(tmp_path)
+    _population(tmp_path)
+    _systems(tmp_path, 1000, lift=0.2)
+    items = dincer.findings(Outputs(tmp_path))
+    for start in ("Table 7, bottom half: against the 4", "Table 7, top half", "Table 7, bottom half: T*-FARO"):
+        r = _by_claim(items, start).resolves
+        assert "ΔNDCG@10" not in r and "200-resample bootstrap over the test queries" in r, (start, r)
+    for start in ("Table 7: GeoRisk α = 1", "Table 7 caption"):
+        r = _by_claim(items, start).resolves
+        assert "ΔNDCG@10 against LambdaMART ±" in r and "risk-measure" not in r, (start, r)

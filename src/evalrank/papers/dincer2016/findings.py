@@ -61,6 +61,9 @@ TAU_DIFFERENT = 0.5
 
 #: bootstrap resamples of the test queries behind each Table 7 margin's standard error
 BOOT = 200
+#: the Table 7 claims (indices into :data:`LEARNING_CLAIMS`) judged on risk measures only: their
+#: "resolves" line states the bootstrap se of those differences, not ΔNDCG@10's (claims 8, 10, 11)
+RISK_JUDGED = (1, 3, 4)
 #: the paper's mean ΔNDCG@10 of GeoRisk α = 1 against LambdaMART (Table 7: 0.4581 − 0.4578)
 PAPER_DELTA = 0.0003
 
@@ -241,10 +244,39 @@ def _trisk_order(ctx) -> Finding:
         ours=f"Kendall τ of TRisk's order with the mean's at α = 0: {fmt(tt)}{rk}",
         verdict=verdict,
         reason=(f"Rule: reproduced at τ = 1, partly above τ = {fmt(TAU_DIFFERENT)}, else not reproduced. TRisk "
-                "divides URisk by its standard error: on our population the systems' per-topic variances "
-                "differ more than their means do, so the studentised score reorders them, whereas the "
-                "paper's TREC runs agreed."),
+                "divides URisk by its standard error. " + _trisk_cause(shown, reorders=verdict != "reproduced")),
         source=src)
+
+
+def _trisk_cause(shown, *, reorders: bool) -> str:
+    """Why TRisk reorders the shown systems (or not), measured on table6.csv: the standard error of
+    each system's URisk at α = 0 is URisk / TRisk; its spread over the shown systems (coefficient of
+    variation) against URisk's own, and their Pearson correlation."""
+    import numpy as np
+
+    if not {"urisk_a0", "trisk_a0"} <= set(shown.columns):
+        return "Cause not measured: table6.csv has no URisk/TRisk at α = 0."
+    u = shown["urisk_a0"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = u / shown["trisk_a0"].to_numpy(dtype=float)
+    ok = np.isfinite(u) & np.isfinite(se) & (se > 0)
+    u, se = u[ok], se[ok]
+    if u.size < 3 or not np.all(u > 0):
+        return "Cause not measured: too few systems with a positive URisk at α = 0 in table6.csv."
+    cv_u, cv_se = float(np.std(u, ddof=1) / np.mean(u)), float(np.std(se, ddof=1) / np.mean(se))
+    r = float(np.corrcoef(u, se)[0, 1])
+    measured = (f"over the {u.size} systems shown, URisk's standard error (URisk / TRisk, table6.csv) ranges "
+                f"{fmt(se.min(), 3)}–{fmt(se.max(), 3)} (coefficient of variation {fmt(100 * cv_se, 2)} %) while "
+                f"URisk ranges {fmt(u.min(), 3)}–{fmt(u.max(), 3)} ({fmt(100 * cv_u, 2)} %); Pearson r of the two "
+                f"{fmt(r, 2)}")
+    if not reorders:
+        return f"Measured: {measured}."
+    if cv_se > cv_u:
+        return (f"Measured cause: {measured}: the systems' standard errors differ more than their mean "
+                "differences to the baseline" + (", and the better systems have the larger ones" if r > 0 else "")
+                + ", so the studentised score reorders them, whereas the paper's TREC runs agreed.")
+    return (f"Measured: {measured}: the standard errors differ less than URisk, so their spread alone does "
+            "not explain the reordering; cause not measured.")
 
 
 def _zrisk_differs(ctx) -> Finding:
@@ -679,7 +711,13 @@ def findings(out) -> list[Finding]:
     lp = _learning_power(out)
     learn = _learning(out)
     if lp is not None:
-        learn = [f.with_power(lp, min_n=MIN_TEST_N, why=why) for f in learn]
+        # the claims judged on risk measures (Reward/Risk, W/L, Wins, Losses, losses > 20 %) state the
+        # se of those differences (the bootstrap's, in their margins), not ΔNDCG@10's
+        lr = replace(lp, se=None, of="", how="", note=(
+            f"each judged risk-measure difference at {fmt(Z_RESOLVE)} se of its {BOOT}-resample bootstrap over "
+            "the test queries"))
+        learn = [f.with_power(lr if i in RISK_JUDGED else lp, min_n=MIN_TEST_N, why=why)
+                 for i, f in enumerate(learn)]
         sig = learn[5]
         if sig.verdict in ("partly", "not reproduced") and lp.se is not None:
             # "not significant" speaks against the paper only where this run resolves the paper's effect
