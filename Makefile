@@ -15,10 +15,13 @@ install: $(STAMP)
 
 # pip compiles the installed packages' bytecode in one process (26 s of the ~65 s install on 2
 # cores, measured); compileall -j 0 does the same files on every core (16 s): same .pyc files.
+# evalrank.warmup compiles evaluate's and compare's numba kernels into numba's cache (~35 s), so
+# the first call after installing is as fast as a later one.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e '.[repro,test,peers]'
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib
+	$(BIN)/python -m evalrank.warmup
 	touch $(STAMP)
 
 # A screenful on the console (stages, progress, where outputs and logs are: evalrank/console.py);

@@ -40,6 +40,22 @@ def test_the_first_compiling_call_says_so_once_and_a_cached_one_says_nothing(tmp
     cold = _env(tmp_path / "another-cache")
     small = subprocess.run(cmd, capture_output=True, text=True, env=cold, timeout=900)
     assert (small.returncode, small.stdout, small.stderr) == (0, first.stdout, "")
+    # make install's warm-up (evalrank.warmup) fills the cache with the rest of evaluate's and
+    # compare's kernels: afterwards every measure and a compare on inputs large enough to compile
+    # (EVALRANK_JIT=auto) say nothing
+    auto = _env(tmp_path / "numba-cache")
+    up = subprocess.run([sys.executable, "-m", "evalrank.warmup"], capture_output=True, text=True, env=auto,
+                        timeout=900)
+    assert up.returncode == 0 and up.stderr.startswith("evalrank: numba's cache holds"), up.stderr
+    from evalrank.warmup import write_inputs
+
+    (tmp_path / "big").mkdir()
+    big_qrels, a, b = write_inputs(tmp_path / "big")
+    for args in (["evaluate", "-q", "-m", "all_trec", big_qrels, a],
+                 ["compare", "--baseline", a, "-m", "map", "-m", "ndcg_cut.10", big_qrels, a, b]):
+        r = subprocess.run([sys.executable, "-m", "evalrank", *map(str, args)], capture_output=True, text=True,
+                           env=auto, timeout=900)
+        assert (r.returncode, r.stderr) == (0, ""), (args[0], r.stderr)
 
 
 _KERNEL = '''
