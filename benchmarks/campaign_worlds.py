@@ -196,7 +196,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     the labels before it (fresh draws per round, as :func:`evalrank.active.campaign_plan.round_draws`
     makes them); the finite estimate after every label."""
     from evalrank.active.adapt import choose_mix
-    from evalrank.active.campaign_state import Plan
+    from evalrank.active.campaign_state import Plan, mixed_rounds
     from evalrank.active.finite import finite_estimate
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, 48, 1]))
@@ -206,7 +206,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     draws, ends, mixes, labelled = [], [], [0.0], set()
     qids = [str(i) for i in range(N)]
     while len(labelled) < n_labels:
-        qr = (1.0 - mixes[-1]) * q + mixes[-1] / N
+        qr = mixed_rounds(q, mixes[-1:])[0]
         cdf = np.cumsum(qr)
         cdf /= cdf[-1]
         want = min(first if not ends else block, n_labels - len(labelled))
@@ -224,7 +224,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
             mixes.append(choose_mix(p, w["L"]))
     d = np.asarray(draws, dtype=np.int64)
     rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
-    qs = np.stack([(1.0 - m) * q + m / N for m in mixes])
+    qs = mixed_rounds(q, mixes)
     res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds,
                           adapted=True, round_scale=ROUND_SCALE)
     return {"adaptive_est": res["estimate"], "adaptive_lo": res["ci_low"], "adaptive_hi": res["ci_high"],

@@ -110,7 +110,8 @@ def choose_mix(p, values) -> float:
     (:class:`~evalrank.active.campaign_state.Plan`) from ``values``, each pool query's measure
     (only the labelled queries' are read). A plan with no label, or one that covers the whole pool,
     keeps its last round's share."""
-    from evalrank.active.finite import control_slope
+    from evalrank.active.campaign_state import mixed_rounds
+    from evalrank.active.finite import control_slope, distinct_order
 
     mixes = p.mix
     if p.whole_pool or p.labelled.size == 0:
@@ -119,25 +120,16 @@ def choose_mix(p, values) -> float:
     m = len(p.qids)
     if values.shape != (m,):
         raise ValueError(f"values must have one value per pool query ({m}), got shape {values.shape}")
-    seq = p.labelled
-    first = _first_draw(p.draws, seq)
-    rounds = p.draw_rounds[first]
+    seq, at = distinct_order(p.draws)
+    rounds = p.draw_rounds[at - 1]
     pi = draw_probabilities(p.q_rounds, seq, rounds)
     L = values[seq]
     b = control_slope(p.f, seq, L)
     r = L - b * p.f[seq]
     best, best_lam = np.inf, float(mixes[-1])
-    for lam in MIX_GRID:
-        ql = (1.0 - lam) * p.q + lam / m
+    for lam, ql in zip(MIX_GRID, mixed_rounds(p.q, MIX_GRID)):
         crit = max(_term_variance(ql, seq, pi, r), 0.0) * float(np.sum(ql * p.costs))
         if crit < best:   # ties keep the smaller share
             best, best_lam = crit, float(lam)
     return best_lam
 
-
-def _first_draw(draws, seq) -> np.ndarray:
-    """The index of each query of ``seq`` among ``draws`` at its first draw."""
-    first = {}
-    for j, x in enumerate(np.asarray(draws).tolist()):
-        first.setdefault(x, j)
-    return np.asarray([first[x] for x in np.asarray(seq).tolist()], dtype=np.int64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalrank.active.campaign_state import Plan, Pool, model_fingerprint, parse_campaign_measure, rankings_fingerprint
+from evalrank.active.campaign_state import Plan, Pool, mixed_rounds, model_fingerprint, parse_campaign_measure, rankings_fingerprint
 from evalrank.active.estimate import budgeted_draws, check_max_draws
 from evalrank.active.sampling import METHODS
 
@@ -237,9 +237,7 @@ def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
     mixes = [*mixes, lam]
     total = float(s["budget"]) + budget
     budgets = [*s["round_budgets"], budget]
-    m = len(previous.qids)
-    qs = np.stack([(1.0 - x) * previous.q + x / m for x in mixes])
-    d = round_draws(qs, previous.costs, budgets, s["seed"], s["max_draws"])
+    d = round_draws(mixed_rounds(previous.q, mixes), previous.costs, budgets, s["seed"], s["max_draws"])
     n = previous.draws.size
     if not d["whole_pool"] and not previous.whole_pool and not np.array_equal(d["queries"][:n], previous.draws):
         raise RuntimeError("the extended plan does not start with the previous draws (a bug: please report)")

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Rankings", "Pool", "Plan", "parse_campaign_measure", "model_fingerprint", "rankings_fingerprint"]
+__all__ = ["Rankings", "Pool", "Plan", "parse_campaign_measure", "model_fingerprint", "rankings_fingerprint",
+           "mixed_rounds"]
 
 
 def parse_campaign_measure(measure) -> tuple[str, int | None]:
@@ -131,6 +132,13 @@ class Pool:
                         self.fingerprint)
 
 
+def mixed_rounds(q, mixes) -> np.ndarray:
+    """(rounds, m): each round's sampling distribution ``(1 - mix_r) q + mix_r / m``, one row per
+    share of uniform sampling in ``mixes`` (a plan's ``round_mix``)."""
+    q = np.asarray(q, dtype=np.float64)
+    return np.stack([(1.0 - float(x)) * q + float(x) / q.size for x in mixes])
+
+
 def rankings_fingerprint(r) -> str:
     """``r.fingerprint`` if set, else a hash of its queries and orders (16 hex digits)."""
     if r.fingerprint:
@@ -187,8 +195,7 @@ class Plan:
     def q_rounds(self) -> np.ndarray:
         """(rounds, m): each round's sampling distribution (module docstring of
         :mod:`evalrank.active.campaign_plan`)."""
-        m = len(self.qids)
-        return np.stack([(1.0 - lam) * self.q + lam / m for lam in self.mix])
+        return mixed_rounds(self.q, self.mix)
 
     @property
     def draw_rounds(self) -> np.ndarray:

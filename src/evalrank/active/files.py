@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evalrank.active.campaign_state import Plan, Pool, Rankings
+from evalrank.active.campaign_state import Plan, Pool, Rankings, mixed_rounds
 from evalrank.data.trec import TrecFormatError
 
 __all__ = ["read_probs", "read_costs", "read_lengths", "calibrated_probs", "model_probs", "rankings_from_trec",
@@ -545,7 +545,7 @@ def read_plan(path) -> Plan:
     flags = {k: settings.pop(k) for k in PLAN_FLAGS}
     try:
         mix = settings.get("round_mix") or [0.0] * len(settings["round_budgets"])
-        qs = np.stack([(1.0 - float(x)) * q + float(x) / q.size for x in mix])
+        qs = mixed_rounds(q, mix)
         d = round_draws(qs, costs, settings["round_budgets"], settings["seed"], settings["max_draws"])
     except (TypeError, ValueError, KeyError) as e:
         raise TrecFormatError(f"{path}:2: the draws cannot be recomputed from the settings and pool ({e})") from None
