@@ -103,3 +103,68 @@ def test_report_files_write_every_table(run, tmp_path):
     t8 = pd.read_csv(tmp_path / "table8.csv")
     assert set(t8.quantity) == {"delta_dcg", "sign"}
     assert (tmp_path / "fig1_click_relevance_vs_grade.png").exists()
+
+
+def _per_test_r(x, refs, ro, keep):
+    """Each test's per-query Pearson r of x with each reference (scipy), averaged over references."""
+    from scipy import stats
+
+    out = []
+    for t in range(ro.size - 1):
+        idx = np.arange(ro[t], ro[t + 1])[keep[ro[t]:ro[t + 1]]]
+        rs = [stats.pearsonr(x[idx], r[idx])[0] for r in refs
+              if idx.size >= 3 and np.std(x[idx]) > 0 and np.std(r[idx]) > 0]
+        out.append(np.mean(rs) if rs else np.nan)
+    return np.array(out)
+
+
+def test_report_files_state_the_se_over_tests_and_the_measured_causes(run, tmp_path):
+    """table5/6/8 and study.csv's added columns against loops over tests (scipy), the world's
+    judgments grouped by query (pandas) and each row's count of unjudged pairs in the top k."""
+    from scipy import stats
+
+    d, _, _, est = run
+    pipeline.report_files(world=d / "world.npz", in_dir=est, agreement=TABLE1,
+                          printed_table2=CONFIG / "ozertem2011_table2_printed.csv", out_dir=tmp_path, grades=GRADES,
+                          paper_tests=3, coverage_z=2.0)
+    e = io.load_arrays(est / "estimates.npz")
+    ro, imp = e["row_offsets"], e["row_impressions"]
+    full = [e[f"full{i}_mean"] for i in (1, 2, 3)]
+    t6 = pd.read_csv(tmp_path / "table6.csv").set_index("min_impressions")
+    for k in t6.index:
+        keep = imp >= k
+        sm = _per_test_r(e["smoothed_mean"], full, ro, keep)
+        cj = _per_test_r(e["carterette_jones_mean"], full, ro, keep)
+        ok = np.isfinite(sm)
+        assert t6.smoothed_se[k] == pytest.approx(stats.sem(sm[ok]), abs=1e-4)
+        assert t6.smoothed_minus_carterette_jones_se[k] == pytest.approx(stats.sem((sm - cj)[ok]), abs=1e-4)
+    src = io.load_arrays(est / "sources.npz")
+    w = io.load_arrays(d / "world.npz")
+    judged = src["judged_grade"] >= 0
+    # each row's ΔDCG of "unjudged": sum over the new top of 1/log2(r+1) for unjudged pairs minus the old top's
+    disc = 1 / np.log2(np.arange(2, w["novel_top"].shape[1] + 2))
+    unj = [(disc * ((t >= 0) & ~judged[np.maximum(t, 0)])).sum(axis=1) for t in (w["novel_top"], w["base_top"])]
+    t8 = pd.read_csv(tmp_path / "table8.csv")
+    t8 = t8[t8.quantity == "delta_dcg"].set_index("min_impressions")
+    for k in t8.index:
+        want = _per_test_r(e["editorial_only_mean"], [unj[0] - unj[1]], ro, imp >= k)
+        assert t8.editorial_only_vs_unjudged[k] == pytest.approx(np.nanmean(want), abs=1e-4)
+        assert t8.editorial_only_vs_unjudged[k] < 0    # an unjudged document counted Bad lowers its side
+    pq = np.repeat(np.arange(w["offsets"].size - 1), np.diff(w["offsets"]))
+    g = pd.DataFrame({"g": src["judged_grade"][judged].astype(float), "q": pq[judged]})
+    share = ((g.groupby("q").g.transform("mean") - g.g.mean()) ** 2).sum() / ((g.g - g.g.mean()) ** 2).sum()
+    t5 = pd.read_csv(tmp_path / "table5.csv").set_index("source")
+    assert t5.between_query_share["ours"] == pytest.approx(share, abs=1e-4)
+    assert t5.hybrid_gain["ours"] == pytest.approx(1 - t5.hybrid["ours"] / t5[["query", "position"]].loc["ours"].min(),
+                                                   abs=2e-4)
+    h2 = src["loo_hybrid"] ** 2
+    b2 = min((src["loo_query"] ** 2, src["loo_position"] ** 2), key=np.mean)
+    ratio = h2.mean() / b2.mean()      # the delta method's se of a ratio of paired means
+    se = np.std(h2 - ratio * b2, ddof=1) / np.sqrt(h2.size) / b2.mean()
+    assert t5.hybrid_gain_se["ours"] == pytest.approx(se, abs=1e-4)
+    st = pd.read_csv(tmp_path / "study.csv")
+    s = pd.read_csv(est / "summaries.csv", keep_default_na=False, na_values=[""])
+    tv = s[s.method == "truth"].sort_values("test").delta.to_numpy()
+    sm = s[s.method == "smoothed"].sort_values("test").delta.to_numpy()
+    assert st[(st.truth == "truth") & (st.method == "smoothed")].slope.iloc[0] == pytest.approx(
+        np.polyfit(tv, sm, 1)[0], abs=1e-4)

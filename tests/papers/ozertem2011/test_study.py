@@ -157,11 +157,17 @@ def test_choose_min_views_against_its_definition(run):
     t = choice.table.set_index("min_views")
     assert list(t.index) == [2, 5, 10 ** 6]
     assert np.isnan(t.loo_mse[10 ** 6]) and t.reliable_pairs[10 ** 6] == 0    # no click estimate: skipped
+    mses = {}
     for m in (2, 5):
         mse, n = _brute_force_views_mse(w, C, jp, jg, fit.views, fit.relevance, m, 3, pq)
+        mses[m] = mse
         assert t.targets[m] == n and t.loo_mse[m] == pytest.approx(mse, rel=1e-9)
         assert 0 < t.click_targets[m] < n
     assert choice.min_views == int(t.loo_mse.idxmin())
+    for m in (2, 5):    # the MSE over the lowest one's, and its paired se (0 at the lowest itself)
+        assert t.excess[m] == pytest.approx(mses[m] / min(mses.values()) - 1, rel=1e-9, abs=1e-12)
+        assert (t.excess_se[m] == 0) == (m == choice.min_views) and t.excess_se[m] >= 0
+    assert np.isnan(t.excess[10 ** 6]) and np.isnan(t.excess_se[10 ** 6])
 
 
 def test_choose_min_views_bad_arguments(run):

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalrank import io
-from evalrank.papers.ozertem2011 import study
+from evalrank.papers.ozertem2011 import precision, study
 from evalrank.papers.ozertem2011.grades import GradeScale, read_agreement
 
 __all__ = ["grade_scale", "simulate_files", "click_model_files", "estimate_files", "report_files"]
@@ -250,11 +250,22 @@ def estimate_files(*, world, sessions, judgments, dbn, agreement, out_dir, grade
                    cj_train=np.int64(train.size), **{f"loo_{m}": e for m, e in errs.items()})
 
 
-def _table5(curve, errs) -> pd.DataFrame:
-    """Table 5: pooled leave-one-out MSE of the three smoothings at the pooled σ, the paper's beside."""
-    return pd.DataFrame([{"source": "ours", **{m: float(np.mean(e ** 2)) for m, e in errs.items()},
-                          "sigma": float(curve.pooled_sigma.iloc[0]), "judged_pairs": int(errs["hybrid"].size)},
-                         {"source": "paper", **study.PAPER_TABLE5, "judged_pairs": np.nan}])
+def _table5(curve, errs, judged_grade=None, pair_query=None) -> pd.DataFrame:
+    """Table 5: pooled leave-one-out MSE of the three smoothings at the pooled σ, the paper's beside;
+    the hybrid's gain over the better single smoothing (1 − MSE ratio) with its paired se
+    (:func:`.precision.mse_ratio`) and the share of the judged grades' variance between queries
+    (:func:`.precision.between_query_share`, given ``judged_grade``: -1 unjudged, and ``pair_query``)."""
+    mse = {m: float(np.mean(e ** 2)) for m, e in errs.items()}
+    better = min(("query", "position"), key=mse.get)
+    ratio, se = precision.mse_ratio(errs["hybrid"], errs[better])
+    ours = {"source": "ours", **mse, "sigma": float(curve.pooled_sigma.iloc[0]),
+            "judged_pairs": int(errs["hybrid"].size),
+            "hybrid_gain": 1 - ratio, "hybrid_gain_se": se}
+    if judged_grade is not None:
+        j = np.asarray(judged_grade) >= 0
+        ours["between_query_share"] = precision.between_query_share(np.asarray(judged_grade)[j],
+                                                                    np.asarray(pair_query)[j])
+    return pd.DataFrame([ours, {"source": "paper", **study.PAPER_TABLE5, "judged_pairs": np.nan}])
 
 
 def _paper_columns(table: pd.DataFrame) -> pd.DataFrame:
@@ -263,18 +274,55 @@ def _paper_columns(table: pd.DataFrame) -> pd.DataFrame:
 
 def _table6(rows, ro, imp, full, alt) -> pd.DataFrame:
     """Table 6: Carterette & Jones and smoothed-DBN against the fully judged sets (and the truth),
-    by minimum impressions."""
+    by minimum impressions; the standard errors over tests of what the findings judge
+    (:func:`_table6_se`)."""
     t6 = study.correlation_table(rows, ro, imp, ["carterette_jones", "smoothed"], full)
     keep = ["carterette_jones", "smoothed"] + alt
     t6_truth = study.correlation_table(rows, ro, imp, keep, ["truth"])
     t6 = t6.merge(t6_truth[["min_impressions"] + keep].rename(columns={m: f"{m}_vs_truth" for m in keep}),
                   on="min_impressions")
+    t6 = pd.concat([t6, _table6_se(rows, ro, imp, full)], axis=1)
     return t6.merge(_paper_columns(study.PAPER_TABLE6), on="min_impressions")
 
 
-def _table8(rows, ro, imp, full) -> pd.DataFrame:
+def _drop(x: np.ndarray) -> np.ndarray:
+    """Per threshold row (highest first, as IMPRESSION_THRESHOLDS), each test's value at the highest
+    threshold minus its value at the row's: the drop as rarer queries enter (0 on the first row)."""
+    return x[:1] - x
+
+
+def _table6_se(rows, ro, imp, full) -> pd.DataFrame:
+    """Per threshold, the se over tests (:mod:`.precision`) of each method's mean per-query
+    correlation, of smoothed-DBN − C&J (paired by test) and of C&J's drop from the highest threshold
+    minus smoothed-DBN's (``drop_gap_se``)."""
+    per = precision.per_test_correlations(rows, ro, imp, ["carterette_jones", "smoothed"], full)
+    cj, sm = per["carterette_jones"], per["smoothed"]
+    return pd.DataFrame({"carterette_jones_se": precision.mean_se(cj), "smoothed_se": precision.mean_se(sm),
+                         "smoothed_minus_carterette_jones_se": precision.mean_se(sm - cj),
+                         "drop_gap_se": precision.mean_se(_drop(cj) - _drop(sm))})
+
+
+def _table8_se(rows, ro, imp, full, methods, sign) -> pd.DataFrame:
+    """Per threshold, the se over tests of each method's and the inter-annotator mean per-query
+    correlation, of smoothed-DBN / inter-annotator (delta method), of each baseline − smoothed-DBN
+    and of clicks-only's drop from the highest threshold (paired by test)."""
+    per = precision.per_test_correlations(rows, ro, imp, methods, full, sign=sign)
+    ia = precision.per_test_inter_annotator(rows, ro, imp, full, sign=sign)
+    sm = per["smoothed"]
+    out = {f"{m}_se": precision.mean_se(per[m]) for m in methods}
+    out["inter_annotator_se"] = precision.mean_se(ia)
+    out["smoothed_over_inter_annotator_se"] = precision.ratio_se(sm, ia)
+    for m in ("clicks_only", "editorial_only"):
+        out[f"{m}_minus_smoothed_se"] = precision.mean_se(per[m] - sm)
+    out["clicks_only_drop_se"] = precision.mean_se(_drop(per["clicks_only"]))
+    return pd.DataFrame(out)
+
+
+def _table8(rows, ro, imp, full, unjudged=None) -> pd.DataFrame:
     """Table 8: cross-correlations of ΔDCG (and of its sign, Sec. 5.2.2) with the fully judged sets,
-    the inter-annotator agreement and each method against the truth."""
+    the inter-annotator agreement and each method against the truth, with their se over tests
+    (:func:`_table8_se`); given ``unjudged`` (each row's ΔDCG of the indicator "no pre-existing
+    judgment"), judgments-only's per-query correlation with it (``editorial_only_vs_unjudged``)."""
     t8_methods = ["clicks_only", "editorial_only", "smoothed", "carterette_jones"]
     parts = []
     for sign in (False, True):
@@ -283,10 +331,26 @@ def _table8(rows, ro, imp, full) -> pd.DataFrame:
         vs_truth = study.correlation_table(rows, ro, imp, t8_methods + full[:1], ["truth"], sign=sign)
         for m in t8_methods + full[:1]:
             t8[f"{m}_vs_truth"] = vs_truth[m]
+        if unjudged is not None:
+            u = study.correlation_table({**rows, "unjudged": (unjudged, None)}, ro, imp, ["editorial_only"],
+                                        ["unjudged"], sign=sign)
+            t8["editorial_only_vs_unjudged"] = u["editorial_only"]
+        t8 = pd.concat([t8, _table8_se(rows, ro, imp, full, t8_methods, sign)], axis=1)
         parts.append(t8.assign(quantity="sign" if sign else "delta_dcg"))
     t8 = pd.concat(parts, ignore_index=True)
     return t8.merge(_paper_columns(study.PAPER_TABLE8).assign(quantity="delta_dcg"),
                     on=["min_impressions", "quantity"], how="left")
+
+
+def _unjudged_delta(w, judged) -> np.ndarray:
+    """Each test row's ΔDCG@k of the indicator "the pair has no pre-existing judgment" (gain 1 where
+    unjudged): how much more of the new ranking's discounted top lacks judgments than the old's."""
+    from evalrank.papers.ozertem2011 import deltadcg
+
+    m = (~np.asarray(judged, dtype=bool)).astype(np.float64)
+    nt, bt, ro = w["novel_top"], w["base_top"], w["row_offsets"]
+    return np.concatenate([deltadcg.delta_dcg(m, np.zeros_like(m), nt[a:b], bt[a:b], k=nt.shape[1])[0]
+                           for a, b in zip(ro[:-1], ro[1:])])    # a pair appears once per test, in many tests
 
 
 def report_files(*, world, in_dir, agreement, printed_table2, out_dir, grades, paper_tests, coverage_z,
@@ -315,12 +379,12 @@ def report_files(*, world, in_dir, agreement, printed_table2, out_dir, grades, p
     io.write_table(t4, out / "table4.csv", float_format="%.4f")
     curve = pd.read_csv(src / "loo_curve.csv")
     errs = {m: sources[f"loo_{m}"] for m in ("query", "position", "hybrid")}
-    t5 = _table5(curve, errs)
+    t5 = _table5(curve, errs, sources["judged_grade"], _pairs(w).arrays()[0])
     io.write_table(t5, out / "table5.csv", float_format="%.4f")
     alt = [m for m in methods if m.startswith("smoothed_")]
     io.write_table(_table6(rows, ro, imp, full, alt), out / "table6.csv", float_format="%.4f")
     io.write_table(pd.read_csv(src / "min_views.csv"), out / "min_views.csv", float_format="%.4f")
-    io.write_table(_table8(rows, ro, imp, full), out / "table8.csv", float_format="%.4f")
+    io.write_table(_table8(rows, ro, imp, full, _unjudged_delta(w, judged)), out / "table8.csv", float_format="%.4f")
     t7_methods = full + ["clicks_only", "editorial_only", "carterette_jones", "smoothed", "truth"]
     io.write_table(study.calls_table(summaries, paper, t7_methods), out / "table7.csv")
     st = study.study_table(summaries, full + ["clicks_only", "editorial_only", "carterette_jones", "smoothed"] + alt,

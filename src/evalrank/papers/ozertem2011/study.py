@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from evalrank.data.collection import segment_ids
-from evalrank.papers.ozertem2011 import deltadcg, mapping, printed, smoothing
+from evalrank.papers.ozertem2011 import deltadcg, mapping, precision, printed, smoothing
 from evalrank.papers.ozertem2011.grades import GradeScale, agreement_pdfs, grade_moments
 from evalrank.papers.ozertem2011.printed import IMPRESSION_THRESHOLDS
 
@@ -115,8 +115,10 @@ class ViewsChoice:
     """Result of :func:`choose_min_views`: the chosen threshold and, per
     candidate, the pooled leave-one-out MSE of the method's prediction for
     judged pairs (``loo_mse``), the targets scored (``targets``), how many of
-    them the click model predicts (``click_targets``, the rest are smoothed)
-    and the pairs with enough views (``reliable_pairs``)."""
+    them the click model predicts (``click_targets``, the rest are smoothed),
+    the pairs with enough views (``reliable_pairs``) and the MSE over the
+    lowest one's, minus 1 (``excess``), with its se (``excess_se``, paired
+    over the same left-out pairs: :func:`.precision.mse_ratio`)."""
 
     min_views: int
     table: pd.DataFrame
@@ -158,7 +160,7 @@ def choose_min_views(*, views, relevance, grid, pair_query, judged_pairs, judged
     kw = dict(n_pairs=n_pairs, agreement=agreement, relevance=relevance, base_top=base_top, scale=scale,
               prior_depth=prior_depth, eps=eps, min_samples=min_samples)
     n_tests = row_offsets.size - 1
-    rows = []
+    rows, kept = [], {}
     for m in np.unique(g):
         reliable = views >= m
         rec = {"min_views": int(m), "loo_mse": np.nan, "targets": 0, "click_targets": 0,
@@ -187,11 +189,17 @@ def choose_min_views(*, views, relevance, grid, pair_query, judged_pairs, judged
             errs.append(np.where(by_click, targets[pids] - e_click[pids], e))
             n_click += int(by_click.sum())
         err = np.concatenate(errs)
+        kept[int(m)] = err
         rec.update(loo_mse=float(np.mean(err * err)), targets=int(err.size), click_targets=n_click)
     table = pd.DataFrame(rows)
     if table.loo_mse.isna().all():
         raise ValueError(f"grid: no threshold in {list(map(int, np.unique(g)))} leaves enough judged pairs with "
                          "click estimates for the Beta fits (more sessions or judgments, or lower thresholds)")
+    best = kept[int(table.min_views[table.loo_mse.idxmin()])]
+    excess = [precision.mse_ratio(kept[m], best) if m in kept and kept[m].shape == best.shape else (np.nan, np.nan)
+              for m in table.min_views]
+    table["excess"] = [r - 1 for r, _ in excess]
+    table["excess_se"] = [se for _, se in excess]
     return ViewsChoice(min_views=int(table.min_views[table.loo_mse.idxmin()]), table=table)
 
 
@@ -378,7 +386,8 @@ def study_table(summaries: pd.DataFrame, methods, truths=("truth", "expected"), 
     """Beyond the paper, over all tests: Pearson r of each method's test-level
     ΔDCG with the truth (95 % Fisher CI), sign agreement, the share of
     significant calls that have the truth's sign, and the coverage of the
-    stated variance (truth within ±z SD)."""
+    stated variance (truth within ±z SD); ``slope``: the least-squares slope of the method's ΔDCG on
+    the truth's (below 1: shrunk towards the mean)."""
     out = []
     for truth in truths:
         tv = summaries[summaries.method == truth].sort_values("test")["delta"].to_numpy()
@@ -395,7 +404,7 @@ def study_table(summaries: pd.DataFrame, methods, truths=("truth", "expected"), 
                         "significant_calls": int(sig.sum()),
                         "significant_correct": float(right[sig].mean()) if sig.any() else np.nan,
                         "coverage": float(np.mean(np.abs(d - tv) <= z * sd)) if np.any(sd > 0) else np.nan,
-                        "mean_abs_error": float(np.mean(np.abs(d - tv)))})
+                        "mean_abs_error": float(np.mean(np.abs(d - tv))), "slope": precision.slope(d, tv)})
     return pd.DataFrame(out)
 
 
