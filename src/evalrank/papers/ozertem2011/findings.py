@@ -22,8 +22,10 @@ number can change it: Secs. 2-5.2.1 in :mod:`.rules`, Sec. 5.2.2 and the study i
 What each claim resolves (issue 30 item 2, :class:`evalrank.papers.common.findings.Power`,
 :func:`_power`): Table 2 is exact (recomputed from Table 1); the DBN recovery's Pearson r has the
 standard error ``(1 − r²)/√(n − 1)`` over its query-URL pairs; Table 4's shares a binomial one
-over the query-URLs; the per-query correlations (Tables 6, 8) state their queries and tests (the
-outputs hold no standard error for them); the study's claims are "not tested" below
+over the query-URLs; Table 5's hybrid gain and the view threshold's MSE excess the delta-method se
+of paired leave-one-out errors; the per-query correlations (Tables 6, 8) the se over tests of each
+judged number (``*_se`` columns, :mod:`.precision`), each verdict judged on the margins that decide
+it; the study's claims are "not tested" below
 :data:`evalrank.papers.common.findings.MIN_TEST_N` tests, with the se of smoothed-DBN's r read off
 its 95 % interval, and the coverage claim is "not tested" when the coverage lies within 2 binomial
 se of its 90 % threshold.
@@ -35,8 +37,9 @@ import math
 
 from evalrank.papers.common.findings import MIN_TEST_N, Z_RESOLVE, Finding, Margin, Power, fmt, pct
 from evalrank.papers.ozertem2011.claims import (C_APP, C_BASE, C_COV, C_DBN, C_EQ6, C_FIG7, C_IA, C_STUDY, C_T2, C_T4, C_T5, C_T6, C_T7, C_VIEWS)
-from evalrank.papers.ozertem2011.rules import (PAPER_MIN_VIEWS, PAPER_T4_DBN, PAPER_T4_JUDGED, SIMPLIFIED_SLIGHT,
-                                               T4_TOL, D, _dbn, _eq6, _fig7,
+from evalrank.papers.ozertem2011.rules import (APPROACH, DEGRADE, PAPER_MIN_VIEWS, PAPER_T4_DBN, PAPER_T4_JUDGED,
+                                               PAPER_T5, PAPER_T8, SIMPLIFIED_SLIGHT, T4_TOL, T5_GAIN_SHARE, VIEWS_NEAR,
+                                               D, _dbn, _eq6, _fig7,
                                                _min_views, _missing, _row, _src, _table2, _table4, _table5, _table6)
 from evalrank.papers.ozertem2011.rules_sec522 import (_approaches, _baselines, _coverage, _inter_annotator, _study,
                                                       _table7)
@@ -121,18 +124,32 @@ def _power(out, rule, f: Finding) -> Finding:
                                   of="the judged share", how="binomial", percent=True, margins=margins), tol=T4_TOL)
     if rule is _table5:
         r = _row(out.csv(f"{D}/table5.csv"), "source", "ours")
-        return f.with_power(Power(n=float(r["judged_pairs"]), unit="judged query-URL pairs",
-                                  note="leave-one-out MSEs; the outputs hold no standard error for them"))
+        n = float(r["judged_pairs"])
+        if "hybrid_gain_se" not in r.index or r["hybrid_gain_se"] != r["hybrid_gain_se"]:
+            return f.with_power(Power(n=n, unit="judged query-URL pairs",
+                                      note="leave-one-out MSEs; the outputs hold no standard error for them"))
+        paper_gain = 1 - PAPER_T5["hybrid"] / min(PAPER_T5["query"], PAPER_T5["position"])
+        return f.with_power(Power(n=n, unit="judged query-URL pairs", se=float(r["hybrid_gain_se"]),
+                                  of="hybrid's gain over the better single smoothing",
+                                  how="delta method on the paired squared leave-one-out errors, i.i.d. over pairs",
+                                  percent=True, value=float(r["hybrid_gain"]),
+                                  thresholds=(0.0, T5_GAIN_SHARE * paper_gain)))
     if rule is _min_views:
-        return f.with_power(Power(n=int(out.csv(f"{D}/min_views.csv")["targets"].max()), unit="leave-one-out targets",
-                                  note="no standard error of the MSEs in the outputs"))
+        t = out.csv(f"{D}/min_views.csv")
+        n = int(t["targets"].max())
+        if "excess_se" not in t.columns:
+            return f.with_power(Power(n=n, unit="leave-one-out targets",
+                                      note="no standard error of the MSEs in the outputs"))
+        at = t[t["min_views"] == PAPER_MIN_VIEWS]
+        margins = tuple(Margin(f"the {_model_name(r.model)}'s MSE at {PAPER_MIN_VIEWS} views over its minimum",
+                               float(r.excess), VIEWS_NEAR, Z_RESOLVE * float(r.excess_se), percent=True)
+                        for r in at.itertuples())
+        return f.with_power(Power(n=n, unit="leave-one-out targets", se=float(at["excess_se"].max()),
+                                  of="an MSE excess over the minimum", percent=True,
+                                  how="delta method on the paired squared errors, i.i.d. over targets; the largest",
+                                  margins=margins))
     if rule in (_table6, _inter_annotator, _approaches, _baselines):
-        t = out.csv(f"{D}/table6.csv" if rule is _table6 else f"{D}/table8.csv")
-        hi = t.loc[t["min_impressions"].idxmax()]
-        return f.with_power(Power(n=int(t["queries"].max()), unit="queries", repetitions=None,
-                                  note=f"per-query correlations averaged over {fmt(hi['tests_used'])} tests; "
-                                       f"{fmt(hi['queries'])} queries at ≥ {fmt(hi['min_impressions'])} sessions; "
-                                       "no standard error in the outputs"))
+        return _correlation_power(out, rule, f)
     if rule is _table7:
         return f.with_power(Power(n=len(out.csv(f"{D}/table7.csv").columns[1::2]), unit="tests (the paper's five)",
                                   note="each call a significance test of its own"))
@@ -149,6 +166,82 @@ def _power(out, rule, f: Finding) -> Finding:
     if rule is _coverage:
         return _coverage_power(out, f)
     return f
+
+
+def _model_name(model) -> str:
+    return {"em": "EM-fitted DBN", "simplified": "simplified DBN"}.get(str(model), str(model))
+
+
+def _correlation_power(out, rule, f: Finding) -> Finding:
+    """Tables 6 and 8: each number a mean over tests of a per-query correlation, its se the spread over
+    tests (``*_se`` columns, :mod:`.precision`); judged on the margins that decide each verdict."""
+    t = out.csv(f"{D}/table6.csv" if rule is _table6 else f"{D}/table8.csv")
+    hi = t.loc[t["min_impressions"].idxmax()]
+    base = dict(n=int(t["queries"].max()), unit="queries", repetitions=None)
+    about = (f"per-query correlations averaged over {fmt(hi['tests_used'])} tests; {fmt(hi['queries'])} queries at "
+             f"≥ {fmt(hi['min_impressions'])} sessions")
+    if not any(c.endswith("_se") for c in t.columns):
+        return f.with_power(Power(**base, note=about + "; no standard error in the outputs"))
+    if rule is not _table6:
+        q = t["quantity"] if "quantity" in t.columns else "delta_dcg"
+        t, sg = t[q == "delta_dcg"], t[q == "sign"]
+        sg = sg.set_index("min_impressions")
+    t = t.set_index("min_impressions")
+    lo, hi_k = min(t.index), max(t.index)
+    how = "sd over tests / √tests, differences paired by test"
+
+    def m(of, value, threshold, se):
+        return Margin(of, float(value), float(threshold), Z_RESOLVE * float(se))
+
+    if rule is _table6:
+        d = t["smoothed"][lo] - t["carterette_jones"][lo]
+        gap = (t["carterette_jones"][hi_k] - t["carterette_jones"][lo]) - (t["smoothed"][hi_k] - t["smoothed"][lo])
+        margins = (m("smoothed-DBN − C&J over all queries", d, 0.0, t["smoothed_minus_carterette_jones_se"][lo]),)
+        if d > 0:  # the drop decides reproduced / partly only where smoothed-DBN is ahead
+            margins += (m(f"C&J's drop from ≥ {hi_k} minus smoothed-DBN's", gap, DEGRADE, t["drop_gap_se"][lo]),)
+        se, of = t["smoothed_minus_carterette_jones_se"][lo], "smoothed-DBN − C&J over all queries"
+    elif rule is _inter_annotator:
+        paper = PAPER_T8[0][3]
+        margins = tuple(m("the inter-annotator correlation over all queries", t["inter_annotator"][lo], paper + x,
+                          t["inter_annotator_se"][lo]) for x in (-0.30, -0.10, 0.10, 0.30))
+        se, of = t["inter_annotator_se"][lo], "the inter-annotator correlation over all queries"
+    elif rule is _approaches:
+        rd = t["smoothed"][lo] / t["inter_annotator"][lo]
+        margins = tuple(m("smoothed-DBN / inter-annotator (ΔDCG)", rd, x, t["smoothed_over_inter_annotator_se"][lo])
+                        for x in (0.6, APPROACH))
+        if rd >= APPROACH and lo in sg.index:  # the sign's ratio decides only where the ΔDCG ratio passes
+            margins += (m("smoothed-DBN / inter-annotator (sign)", sg["smoothed"][lo] / sg["inter_annotator"][lo],
+                          APPROACH, sg["smoothed_over_inter_annotator_se"][lo]),)
+        se, of = t["smoothed_over_inter_annotator_se"][lo], "smoothed-DBN / inter-annotator (ΔDCG)"
+    else:
+        margins = _baseline_margins(t, m)
+        se, of = t["clicks_only_minus_smoothed_se"][lo], "clicks-only − smoothed-DBN over all queries"
+    return f.with_power(Power(**base, se=float(se), of=of, how=how, note=about, margins=margins))
+
+
+def _baseline_margins(t, m) -> tuple:
+    """The margins that decide the baselines' verdict: both baselines − smoothed-DBN over all queries
+    (partly / not reproduced); then, where both are below everywhere, every threshold's and
+    clicks-only's drop (reproduced / partly), else the clearest threshold where one is not below."""
+    lo, hi = min(t.index), max(t.index)
+    diffs = [(f"{name} − smoothed-DBN at ≥ {int(k)} sessions", t[c][k] - t["smoothed"][k],
+              t[f"{c}_minus_smoothed_se"][k])
+             for k in t.index for c, name in (("clicks_only", "clicks-only"), ("editorial_only", "judgments-only"))]
+    at_lo = [x for x in diffs if x[0].endswith(f"≥ {int(lo)} sessions")]
+    out = tuple(m(of, v, 0.0, se) for of, v, se in at_lo)
+    if not all(v < 0 for _, v, _ in at_lo):
+        return out
+    above = [x for x in diffs if x[1] >= 0]
+    if above:
+        of, v, se = max(above, key=lambda x: x[1] / x[2] if x[2] > 0 else float("inf"))
+        return out + (m(of, v, 0.0, se),)
+    return out + tuple(m(of, v, 0.0, se) for of, v, se in diffs if _not_lo(of, lo)) + (
+        m(f"clicks-only's drop from ≥ {int(hi)} sessions", t["clicks_only"][hi] - t["clicks_only"][lo], DEGRADE,
+          t["clicks_only_drop_se"][lo]),)
+
+
+def _not_lo(of: str, lo) -> bool:
+    return not of.endswith(f"≥ {int(lo)} sessions")
 
 
 def _coverage_power(out, f: Finding) -> Finding:
