@@ -286,3 +286,35 @@ def test_the_tools_default_is_judged_beside_the_asymptotic_sequence(tmp_path):
     assert _by(_campaign_items(tmp_path / "b", fin_sim=0.9), "at each look at once").verdict == "not reproduced"
     assert _by(_campaign_items(tmp_path / "c", fin_width=1.5), "at each look at once").verdict == "not reproduced"
     assert _by(_campaign_items(tmp_path / "d", fin_rmse=1.2), "at each look at once").verdict == "not reproduced"
+
+
+def test_the_defaults_rmse_miss_states_its_bias_share(tmp_path):
+    """Issue 51 item 2: where the default's RMSE misses, the cell's bias against its RMSE (from the
+    campaign table) says whether the excess is variance or bias; the rest: 'cause not measured'."""
+    f = _by(_campaign_items(tmp_path / "a", fin_rmse=1.2), "at each look at once")
+    assert f.verdict == "not reproduced"
+    assert "the default's bias is 0 against an RMSE of 0.12 (bias² 0.0 % of the mean squared error)" in f.reason
+    assert "the excess is its variance at that budget; why the variance is larger there: cause not measured" in f.reason
+    t = _campaign(fin_rmse=1.2)
+    t.loc[t["default"].astype(bool), "bias"] = 0.1  # bias 0.1 of an RMSE 0.12: bias² 69 % of the MSE
+    t.to_csv(tmp_path / "a" / "sawade2012" / "campaign_coverage.csv", index=False)
+    f = _by(sawade.findings(Outputs(tmp_path / "a")), "at each look at once")
+    assert "(bias² 69.4 % of the mean squared error), so the excess is mostly its bias" in f.reason
+    f = _by(_campaign_items(tmp_path / "b"), "at each look at once")
+    assert f.verdict == "reproduced" and "cause" not in f.reason
+
+
+def test_dcg_claim_names_the_measured_ceiling_where_the_run_is_the_one_measured(tmp_path):
+    """Issue 51 item 2: where DCG saves nothing, the reason quotes the ceiling of benchmarks/RESULTS.md when
+    this run's fig1_rf DCG savings are the study's (paper's model −0.619 %, calibrated 7.61 %), else it
+    says the cause is not measured on this run."""
+    s = _savings()
+    s.loc[len(s)] = ("fig1_rf_calibrated", "dcg", 300, 1.05, 277.2, 0.0760963)
+    items = sawade.findings(_write(tmp_path / "a", savings=s))
+    (f,) = [f for f in items if f.claim.startswith("Sec. 5.1: results for DCG")]
+    assert "Measured cause (benchmarks/RESULTS.md" in f.reason
+    assert "`fig1_rf` 12.3 % expected, 13.1 % ± 2.1 % realised; `fig1_ordered_logit` 12.9 % expected" in f.reason
+    s.loc[len(s) - 1, "saving"] = 0.09  # another calibrated saving: another run
+    items = sawade.findings(_write(tmp_path / "b", savings=s))
+    (f,) = [f for f in items if f.claim.startswith("Sec. 5.1: results for DCG")]
+    assert "Measured cause" not in f.reason and "so here its cause is not measured" in f.reason

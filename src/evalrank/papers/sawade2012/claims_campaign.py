@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from evalrank.papers.common.findings import Z_RESOLVE, Finding, Margin, Power, fmt, pct
+from evalrank.papers.common.findings import Z_RESOLVE, Finding, Margin, Power, fmt, is_nan, pct
 from evalrank.papers.sawade2012.power import pool_queries
 
 __all__ = ["campaign_findings", "CAMPAIGN_CLAIMS", "CAMPAIGN"]
@@ -273,12 +273,24 @@ def _finite_default(t, asym) -> Finding:
     se = math.sqrt(1.0 / max(n, 1))
     ok_r = wr["rmse_ratio"] <= 1.0 + 2 * se
     verdicts.append("reproduced" if ok_r else "not reproduced")
-    whys.append(f"RMSE {'within' if ok_r else 'above'} 1.0 + 2 se ({fmt(2 * se, 3)})")
+    whys.append(f"RMSE {'within' if ok_r else 'above'} 1.0 + 2 se ({fmt(2 * se, 3)})" + ("" if ok_r else _rmse_cause(wr)))
     order = ("not reproduced", "not tested", "partly", "reproduced")
     if "not reproduced" in verdicts[1:]:  # decided by the width or the RMSE, whatever side the share is on
         margins = []
     return Finding(claim, ours, min(verdicts, key=order.index), "; ".join(whys) + f" ({fmt(n)} campaigns per cell)",
                    CAMPAIGN, Power(margins=tuple(margins)))
+
+
+def _rmse_cause(wr) -> str:
+    """What the campaign table says of the cell whose RMSE misses: the default's bias against its RMSE
+    (bias² as a share of the mean squared error); the rest is its variance, whose cause is not measured."""
+    if "bias" not in wr or is_nan(float(wr["bias"])) or not float(wr["rmse"]) > 0:
+        return ": cause not measured"
+    share = (float(wr["bias"]) / float(wr["rmse"])) ** 2
+    return (f": in that cell the default's bias is {fmt(float(wr['bias']), 3)} against an RMSE of "
+            f"{fmt(float(wr['rmse']), 3)} (bias² {pct(share)} of the mean squared error), so the excess is "
+            + ("its variance at that budget; why the variance is larger there: cause not measured"
+               if share < 0.5 else "mostly its bias; why it is biased there: cause not measured"))
 
 
 def _floor_finding(t) -> Finding:

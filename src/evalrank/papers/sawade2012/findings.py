@@ -56,7 +56,7 @@ import numpy as np
 from evalrank.papers.common.findings import Z_RESOLVE, Finding, Margin, Power, fmt, is_nan, pct, powered
 from evalrank.papers.sawade2012.printed import SAVINGS as _SAVINGS
 from evalrank.papers.sawade2012.printed import TRAIN_SIZE_BUDGET, TRAIN_SIZE_SAVING
-from evalrank.papers.sawade2012.claims_calibrated import calibrated_findings
+from evalrank.papers.sawade2012.claims_calibrated import calibrated_findings, dcg_ceiling
 from evalrank.papers.sawade2012.claims_campaign import campaign_findings
 from evalrank.papers.sawade2012.power import (MIN_POOL, MIN_POOL_WHY, curve_se, first_row, n_runs, pool_queries,
                                               saving_power)
@@ -298,16 +298,18 @@ def _dcg_finding(savings, curves, labels) -> Finding:
         v = "not tested"
         why = (f"not tested: {len(near)} DCG saving(s) lie within {Z_RESOLVE:g} se of {pct(NO_SAVING, 0)} "
                f"({power.note}), enough to change the verdict. The numbers alone would read \"{v_alone}\": " + why)
-    why += _dcg_label_reason(labels, none)
+    why += _dcg_label_reason(labels, none, savings)
     return powered(claim, ours, v, why, SAVINGS + f", {CURVES}" + (f", {LABELS}" if labels is not None else ""),
                    power, min_n=MIN_POOL, why=MIN_POOL_WHY)
 
 
-def _dcg_label_reason(labels, none) -> str:
+def _dcg_label_reason(labels, none, savings=None) -> str:
     """Where DCG saves nothing: what the label model predicts against what it realises
     (``label_model_check.csv``), or ''."""
-    if labels is None or none.empty:
+    if none.empty:
         return ""
+    if labels is None:
+        return dcg_ceiling(savings, list(none.experiment)) if savings is not None else ""
     from evalrank.active.campaign_estimate import OVERCONFIDENT
 
     why, bits, over = "", [], 0
@@ -336,7 +338,7 @@ def _dcg_label_reason(labels, none) -> str:
                 "adds up every document, ERR is decided by the first relevant ones, and in a difference of two "
                 "rankers the common part cancels. So active ≈ passive for a single ranker's DCG is a property of "
                 "our label model, not of the method.")
-    return why
+    return why + (dcg_ceiling(savings, list(none.experiment)) if savings is not None else "")
 
 
 def _coverage_margins(c, verdict: str, big, small) -> tuple:
