@@ -223,7 +223,11 @@ def test_ca_not_best_names_its_search_and_the_measured_study(tmp_path):
     assert "Measured in benchmarks/RESULTS.md (\"Busa-Fekete 2012: Coordinate Ascent at the paper's settings" in f.reason
     assert "by 0.0015 ± 0.0048 (paired, p = 0.75; validation 0.3804 → 0.3958)" in f.reason
     assert "0.0244 behind RankSVM" in f.reason and "the shorter search is not the cause" in f.reason
-    assert "Beyond that the cause is not measured" in f.reason
+    assert "Beyond that the cause is not measured" in f.reason and "not this run's data and search" not in f.reason
+    _ca_json(tmp_path, 2, 10)  # the MSLR-like default's search: the study's data and search are not this run's
+    f = _get(_write(tmp_path), 4)
+    assert "the shorter search is not the cause (not this run's data and search: on them the paper's search is " \
+           "not measured)" in f.reason
     _ca_json(tmp_path, 30, 100)
     f = _get(_write(tmp_path), 4)
     assert "R = 30 restarts × T = 100 iterations here" in f.reason and "That is the paper's search" in f.reason
