@@ -100,6 +100,11 @@ def test_default_like_run_numbers_and_verdicts(tmp_path):
     assert ts.verdict == "not reproduced" and "4.32 (rank 2 of 9)" in ts.ours
     sig = _by_claim(items, "Table 7 caption")
     assert sig.verdict == "not reproduced" and "0 of 8" in sig.ours and "0.16" in sig.ours
+    # issue 51 item 2: a Table 7 claim that fails says plainly that its cause is not measured
+    assert "Why GeoRisk α = 1 does not lead here: cause not measured." in g1.reason
+    assert "Why its risk profile is not the best here: cause not measured." in _by_claim(
+        items, "Table 7, bottom half: against").reason
+    assert "Why T*-FARO ranks higher here than in the paper: cause not measured." in ts.reason
     for f in items:
         assert f.source and f.verdict != "not tested"
 
@@ -115,8 +120,9 @@ def test_verdicts_flip_when_numbers_cross_their_rules(tmp_path):
     sig = _by_claim(items, "Table 7 caption")
     assert sig.verdict == "reproduced" and "8 of 8" in sig.ours
     g1 = _by_claim(items, "Table 7: GeoRisk α = 1")
-    assert g1.verdict == "reproduced" and "rank 1 of 9" in g1.ours
-    assert _by_claim(items, "Table 7, bottom half: T*-FARO").verdict == "reproduced"
+    assert g1.verdict == "reproduced" and "rank 1 of 9" in g1.ours and "cause not measured" not in g1.reason
+    ts = _by_claim(items, "Table 7, bottom half: T*-FARO")
+    assert ts.verdict == "reproduced" and "cause not measured" not in ts.reason
 
 
 def test_table4_mostly_wrong_is_not_reproduced(tmp_path):

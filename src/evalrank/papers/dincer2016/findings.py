@@ -506,7 +506,8 @@ def _geo_mean(ctx) -> Finding:
                 "when it ranks first on the mean or at least matches LambdaMART's mean; not reproduced when its "
                 "mean is below LambdaMART's. " + ("" if r_mean == 1 else
                 f"The paper's winner is not the winner here ({_label(best_mean['learner'])} is); ") +
-                "whether a difference of this size means anything is the significance finding's question."),
+                "whether a difference of this size means anything is the significance finding's question." +
+                ("" if verdict == "reproduced" else " Why GeoRisk α = 1 does not lead here: cause not measured.")),
         source=src), _first_margin(ctx, "vs BM25", geo1, "mean") + _first_margin(ctx, "vs BM25", geo1, "reward")
         + [_margin(ctx, "vs BM25", geo1, ctx.ref, "mean")])
 
@@ -535,7 +536,8 @@ def _geo_profile(ctx) -> Finding:
         verdict=verdict,
         reason=("Rule: reproduced when GeoRisk α = 1 ranks first on all five; partly when first on some, or when "
                 "both its ratios beat LambdaMART's; otherwise not reproduced. Measures are macro-averaged over the "
-                "four learned baselines, as in the paper."),
+                "four learned baselines, as in the paper." + ("" if verdict == "reproduced" else
+                " Why its risk profile is not the best here: cause not measured.")),
         source=src), margins)
 
 
@@ -632,7 +634,8 @@ def _tstar_standing(ctx) -> Finding:
                 "The paper reads its T*-FARO result as evidence that GeoRisk's expected per-topic score is a "
                 "better target than the baselines' mean per topic" + (
                     "; here T*-FARO ranks among the best, the paper's standing reversed, so that reading is "
-                    "not supported." if verdict == "not reproduced" else ".")),
+                    "not supported." if verdict == "not reproduced" else ".") + ("" if verdict == "reproduced" else
+                    " Why T*-FARO ranks higher here than in the paper: cause not measured.")),
         source=src), margins)
 
 
