@@ -290,3 +290,15 @@ def test_letor_training_and_adarank_partly_say_their_causes(tmp_path):
     assert f.verdict == "partly" and "its gap to Coordinate Ascent is not significant on 250 test queries" in f.reason
     f = _get(_write(tmp_path), 6)
     assert f.verdict == "reproduced" and "cause of 'partly'" not in f.reason
+
+
+def test_the_cited_study_is_a_section_of_results_md():
+    """The section claim 5 cites is in benchmarks/RESULTS.md, with the numbers it quotes."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    head = [ln for ln in text.splitlines() if ln.startswith("## " + bf.CA_STUDY["section"])]
+    assert len(head) == 1
+    body = text.split(head[0], 1)[1].split("\n## ", 1)[0]
+    for s in ("0.3804 | 0.3958", "+0.0015 ± 0.0048 (p = 0.75)", "0.0244 (p = 1.3·10^-5)", "| 5 | 5 |"):
+        assert s in body, s

@@ -157,3 +157,15 @@ def test_the_dcg_claim_names_the_measured_ceiling_only_on_the_run_measured(tmp_p
     assert "Measured cause" not in dcg.reason and "so here its cause is not measured" in dcg.reason
     # the helper: only fig1's experiments have a measured ceiling
     assert cc.dcg_ceiling(pd.read_csv(tmp_path / "sawade2012" / "savings.csv"), ["fig3_index_update"]) == ""
+
+
+def test_the_cited_ceiling_is_a_section_of_results_md():
+    """The section the DCG claims cite is in benchmarks/RESULTS.md, with the numbers they quote."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[3] / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    head = [ln for ln in text.splitlines() if ln.startswith("## " + cc.DCG_CEILING["section"])]
+    assert len(head) == 1
+    body = text.split(head[0], 1)[1].split("\n## ", 1)[0]
+    assert "**13.9** | **12.3** | **13.1 ± 2.1** | **14.1** | **12.9** | **11.6 ± 2.2**" in body
+    assert "fig1_rf DCG −0.619 % and 7.61 %" in body and "| 32.5 | 29.4 | | 33.0 |" in body

@@ -78,7 +78,7 @@ PAPER_CA = (30, 100)  # Sec. 4, item 5: R = 30 restarts, T = 100 iterations, not
 CA_RUNS = "busafekete2012/runs/coordinate_ascent/{ref}"
 #: measured, not this run's: config/busafekete2012_ca_paper.yaml (the paper's 30 x 100) against make run's
 #: config/mq2008_synthetic.yaml (3 x 20), 800 test queries over 5 folds; benchmarks/RESULTS.md, the section named
-CA_STUDY = dict(section="Busa-Fekete 2012: Coordinate Ascent at the paper's settings (issue 51, item 2)",
+CA_STUDY = dict(section="Busa-Fekete 2012: Coordinate Ascent at the paper's settings",
                 **{"from": (3, 20)}, delta=0.0015, delta_se=0.0048, delta_p=0.75, vali=(0.3804, 0.3958), rank=5,
                 gap=0.0244, gap_p=1.31e-5)
 

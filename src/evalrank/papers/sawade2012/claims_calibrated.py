@@ -50,7 +50,7 @@ DCG_CLAIM = ("Sec. 5.1: DCG's savings are qualitatively similar to ERR's (here: 
 #: study's Monte Carlo reproduced these savings.csv values (fig1_rf DCG, paper's and calibrated model): a
 #: run whose savings match them is the run the study measured, and only there is it quoted as this run's cause.
 DCG_CEILING = dict(
-    section="Sawade's DCG: what q* can save at all, measured against the generator's own label law (issue 51, item 3)",
+    section="Sawade's DCG: what q* can save at all, measured against the generator's own label law",
     check={"fig1_rf": -0.00619, "fig1_rf_calibrated": 0.0761}, check_tol=5e-5,
     bayes={"fig1_rf": (0.123, 0.131, 0.021), "fig1_ordered_logit": (0.129, 0.116, 0.022)},  # expected, MC, se
     true_sq_err={"fig1_rf": 0.325, "fig1_ordered_logit": 0.330})
