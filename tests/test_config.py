@@ -523,3 +523,18 @@ def test_files_that_are_not_yaml_text_name_file_and_line(tmp_path, raw, where, f
     out = evalrank("validate-config", p)
     assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
     assert out.stderr.startswith(f"evalrank validate-config: error: {p}{where}") and fragment in out.stderr, out.stderr
+
+
+def test_the_default_configs_comment_names_every_dataset_kind():
+    """config/config.yaml's comment on dataset.kind lists the schema's kinds, all of them."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    schema = yaml.safe_load((root / "src" / "evalrank" / "schemas" / "config.schema.yaml").read_text())
+    kinds = schema["$defs"]["dataset"]["properties"]["kind"]["enum"]
+    line = next(l for l in (root / "config" / "config.yaml").read_text().splitlines() if l.strip().startswith("kind:"))
+    listed = [k.strip() for k in re.sub(r"^[^#]*#", "", line).split("|")]
+    assert sorted(listed) == sorted(kinds), (listed, kinds)
