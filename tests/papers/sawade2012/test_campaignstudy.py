@@ -166,3 +166,19 @@ def test_the_tools_default_in_the_study_is_finite_estimate_on_the_plans_q():
             assert (out["low_finite_cs"][r, j], out["high_finite_cs"][r, j]) == pytest.approx(
                 (ref["ci_low"][k], ref["ci_high"][k]), rel=1e-12)
         assert out["low_finite_cs"][r, 4] == out["high_finite_cs"][r, 4] == pytest.approx(truth)
+
+
+def test_on_the_asymptotic_studys_stream_a_difference_labels_the_same_draws():
+    """simulate_finite with draw_stream "eps<i>" (what the study passes for the default floor) on a
+    difference draws exactly what simulate_campaigns draws at that floor: common random numbers, so
+    the two designs' RMSEs compare campaign by campaign."""
+    s = _setup(5)
+    m = s["values_dcg"].size
+    s["range_lo_dcg"], s["range_hi_dcg"] = np.full(m, -80.0), np.full(m, 80.0)
+    budgets = [5.0, 10.0, 30.0, 60.0]
+    kw = dict(budgets=budgets, repetitions=range(6), seed=4, stream=("t",), tune_budget=30.0)
+    camp = campaignstudy.simulate_campaigns(s, "dcg", epsilons=[0.2, 0.05], **kw)
+    same = campaignstudy.simulate_finite(s, "dcg", difference=True, epsilon=0.05, draw_stream="eps1", **kw)
+    other = campaignstudy.simulate_finite(s, "dcg", difference=True, epsilon=0.05, **kw)
+    assert np.array_equal(same["draws_finite"], camp["draws_1"])
+    assert not np.array_equal(other["draws_finite"], camp["draws_1"])

@@ -276,12 +276,14 @@ FINITE = ("finite", "cs")
 
 
 def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, budgets, repetitions, seed: int,
-                    stream: tuple, tune_budget: float, level: float = 0.95) -> dict:
+                    stream: tuple, tune_budget: float, level: float = 0.95, draw_stream: str = "finite") -> dict:
     """Campaigns of the tool's default on one experiment's setup: the plan's ``q`` as ``evalrank
     active plan`` makes it (one ranker: the control variate's q*, ``sqrt(Var / cost)``,
     :func:`evalrank.active.campaign_plan.sampling_distribution`; a difference: eq. 12's, the
     setup's ``q_<m>_active``) under the floor ``epsilon``; draws as :func:`simulate_campaigns`'
-    (Algorithm 1, one stream per campaign, ``stream`` + "finite"); after every draw the
+    (Algorithm 1, one stream per campaign, ``stream`` + ``draw_stream``: the study passes the
+    asymptotic sequence's stream at the same floor, so that on the same ``q`` -- a difference --
+    both designs label the same draws and their RMSEs compare campaign by campaign); after every draw the
     interval of :func:`evalrank.active.finite.finite_estimate` on the distinct labels so far
     (each query's measure range from the setup's ``range_lo_<m>`` / ``range_hi_<m>``; ``t_star``
     the labels at ``tune_budget``). Returns :data:`STATS` keyed ``finite_cs`` and ``draws_finite``."""
@@ -300,8 +302,8 @@ def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, bu
     truth = float(setup[f"truth_{measure}"])
     m = L.size
     q = defensive(setup[f"q_{measure}_active"] if difference else instrumental(v, costs), float(epsilon))
-    D, valid, counts = _draw_matrix(q, costs, budgets, list(stream_rngs(seed, (*stream, "finite"), list(repetitions))),
-                                    default_max_draws(m))
+    D, valid, counts = _draw_matrix(q, costs, budgets, list(stream_rngs(seed, (*stream, draw_stream),
+                                                                        list(repetitions))), default_max_draws(m))
     need(THRESHOLD)   # thousands of campaigns: the compiled kernels
     est = np.full(D.shape, np.nan)
     low = np.full(D.shape, -np.inf)

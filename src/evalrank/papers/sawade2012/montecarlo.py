@@ -397,9 +397,13 @@ def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilo
                                  tune_budget=tune_budget, level=level)
         out.update({f"camp_{m}_{k}": v for k, v in sim.items()})
         # the tool's default (the finite-population estimator) at the default floor
+        # on the asymptotic sequence's draws at the same floor (common random numbers: the same draws
+        # where the q is the same, a difference), so that the two designs' RMSEs compare campaign by campaign
+        same = [i for i, e in enumerate(epsilons) if float(e) == DEFAULT_EPSILON]
         fin = simulate_finite(setup, m, difference=meta["kind"] != "estimate", epsilon=DEFAULT_EPSILON,
                               budgets=budgets, repetitions=creps, seed=seed,
                               stream=("active-campaign", meta["experiment"], meta["fold"], m),
-                              tune_budget=tune_budget, level=level)
+                              tune_budget=tune_budget, level=level,
+                              draw_stream=f"eps{same[0]}" if same else "finite")
         out.update({f"camp_{m}_{k}": v for k, v in fin.items()})
     return out
