@@ -286,6 +286,10 @@ def test_the_tools_default_is_judged_beside_the_asymptotic_sequence(tmp_path):
     assert _by(_campaign_items(tmp_path / "b", fin_sim=0.9), "at each look at once").verdict == "not reproduced"
     assert _by(_campaign_items(tmp_path / "c", fin_width=1.5), "at each look at once").verdict == "not reproduced"
     assert _by(_campaign_items(tmp_path / "d", fin_rmse=1.2), "at each look at once").verdict == "not reproduced"
+    # the highest RMSE ratio within its resolution of 1.0: this run cannot tell
+    near = _by(_campaign_items(tmp_path / "e", fin_rmse=1.01), "at each look at once")
+    assert near.verdict == "not tested" and near.reason.startswith("not tested (resolution ")
+    assert "the highest RMSE ratio" in near.reason
 
 
 def test_the_defaults_rmse_miss_states_its_bias_share(tmp_path):

@@ -273,6 +273,9 @@ def _finite_default(t, asym) -> Finding:
     se = math.sqrt(1.0 / max(n, 1))
     ok_r = wr["rmse_ratio"] <= 1.0 + 2 * se
     verdicts.append("reproduced" if ok_r else "not reproduced")
+    # the highest ratio judged against 1.0 at its resolution: within it, this run cannot tell
+    margins.append(Margin(f"the highest RMSE ratio ({_cell_name(wr)}, Λ = {fmt(wr['budget'])})",
+                          float(wr["rmse_ratio"]), 1.0, 2 * se))
     whys.append(f"RMSE {'within' if ok_r else 'above'} 1.0 + 2 se ({fmt(2 * se, 3)})" + ("" if ok_r else _rmse_cause(wr)))
     order = ("not reproduced", "not tested", "partly", "reproduced")
     if "not reproduced" in verdicts[1:]:  # decided by the width or the RMSE, whatever side the share is on
