@@ -65,3 +65,26 @@ def test_gamma_se_is_the_fits_monte_carlo_spread():
     rng = np.random.default_rng(np.random.SeedSequence(13))
     fits = [gap_rate(n, gap + rng.normal(0, se))[0] for _ in range(4000)]
     assert wang.gamma_se(conv, "log2", "a") == pytest.approx(np.std(fits), rel=0.05)
+
+
+def test_a_move_over_the_last_size_step_is_judged_at_its_paired_se(tmp_path):
+    """Figs. 2 and 4's 'settled' (every move over the last size step <= SETTLED) judges the largest
+    move at lists.csv's step_se (paired by query): near SETTLED at a coarse step_se it is 'not
+    tested'; resolved at a fine one; outputs without the column judge no move."""
+    from evalrank.papers.wang2013.claims_lists import SETTLED
+
+    def moved(sub, step_se):
+        out = write(tmp_path / sub, lists_se=0.005)
+        p = out.root / "wang2013/lists.csv"
+        t = pd.read_csv(p)
+        hit = (t["ranker"] == "ranksvm") & (t["measure"] == "poly:0.5") & (t["n"] == 1000)
+        t.loc[hit, "mean"] += SETTLED - 0.005          # a move of 0.015 against 0.02
+        if step_se is not None:
+            t["step_se"] = step_se
+        t.to_csv(p, index=False)
+        return by_claim(wang.findings(Outputs(out.root)), "Fig. 2")
+
+    near = moved("a", 0.005)                          # resolution 2 x 0.005 > 0.005 from SETTLED
+    assert near.verdict == "not tested" and "ranksvm's move over the last size step" in near.reason
+    assert moved("b", 0.001).verdict == "reproduced"
+    assert moved("c", None).verdict == "reproduced"   # no step_se: the move is not judged

@@ -21,6 +21,14 @@ def test_prefix_ndcg_against_a_per_query_loop():
                 per_q = [ndcg(s[o:o + n], labels[o:o + n], np.array([0, n]), k, discount=disc)[0] for o in offsets[:-1]]
                 assert t.loc[(name, n, m), "mean"] == pytest.approx(np.mean(per_q), rel=1e-12)
                 assert t.loc[(name, n, m), "se"] == pytest.approx(np.std(per_q, ddof=1) / 2, rel=1e-9)
+                # the move from the previous size, paired by query
+                if n == 5:
+                    assert np.isnan(t.loc[(name, n, m), "step_se"])
+                else:
+                    first = [ndcg(s[o:o + 5], labels[o:o + 5], np.array([0, 5]), k, discount=disc)[0]
+                             for o in offsets[:-1]]
+                    step = np.subtract(per_q, first)
+                    assert t.loc[(name, n, m), "step_se"] == pytest.approx(np.std(step, ddof=1) / 2, rel=1e-9)
 
 
 def test_sizes_beyond_the_shortest_query_and_bad_scores():

@@ -110,8 +110,9 @@ def _diff_resolution(d, n, a, b) -> float:
 def _lists_margins(c, fig: int) -> tuple:
     """The numbers each figure's rule judges, against its thresholds, each at its own resolution
     (:func:`_diff_resolution`): the random scorer's gap to the lower trained ranker (Fig. 1: against
-    0; Figs. 2, 4: against :data:`APART`; Fig. 3: |gap| against :data:`APART`) and Fig. 1's spread
-    against :data:`CLOSE`."""
+    0; Figs. 2, 4: against :data:`APART`; Fig. 3: |gap| against :data:`APART`), Fig. 1's spread
+    against :data:`CLOSE` and Figs. 2, 4's largest move over the last size step against
+    :data:`SETTLED`, at its paired se (lists.csv's ``step_se``; older outputs without it: not judged)."""
     last, piv, n1 = c.last, c.piv, c.n1
     low = min(c.trained, key=lambda r: float(last[r]))
     res = _diff_resolution(c.d, n1, low, "random")
@@ -123,10 +124,16 @@ def _lists_margins(c, fig: int) -> tuple:
                        _diff_resolution(c.d, n1, hi_r, lo_r)))
     if fig == 3:
         return (Margin(f"|{gap}|", abs(c.gap), APART, res),)
+    margins = [Margin(gap, c.gap, APART, res)]
     # the moves over the last size step are of the same queries' lists (a prefix and its extension):
-    # their se is far below the two means' in quadrature and is not in lists.csv, so they are not
-    # given a resolution here (lists_power's note says so)
-    return (Margin(gap, c.gap, APART, res),)
+    # judged at their paired se (lists.csv's step_se), the largest move against SETTLED
+    last_rows = c.d[c.d["n"] == n1].set_index("ranker")
+    if "step_se" in last_rows:
+        step = (piv.iloc[-1] - piv.iloc[-2]).abs()
+        r = step.idxmax()
+        margins.append(Margin(f"{r}'s move over the last size step ({fmt(c.sizes[-2])} → {fmt(n1)})",
+                              float(step[r]), SETTLED, Z_RESOLVE * float(last_rows["step_se"].get(r, float("nan")))))
+    return tuple(margins)
 
 
 def _fig1_rule(c) -> tuple[str, str, str]:
@@ -206,5 +213,5 @@ def lists_power(out):
     return Power(n=int(d["queries"].min()), unit="queries per list", se=float(d["se"].max()),
                  of="a ranker's mean", how="the largest at the largest n",
                  note="the se of two rankers' difference on the same queries is not in lists.csv (a gap is "
-                      "judged at the two means' se in quadrature, an upper bound), nor that of a ranker's move "
-                      "over the last size step (not judged at a resolution)")
+                      "judged at the two means' se in quadrature, an upper bound); a ranker's move over the last "
+                      "size step is judged at its paired se (step_se)")

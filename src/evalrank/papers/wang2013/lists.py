@@ -32,7 +32,9 @@ def longest_queries(offsets, n_queries: int) -> np.ndarray:
 def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
     """Mean and standard error over queries of NDCG of each query's first n
     documents, for every n in ``sizes``, ranker (``scores``: name -> (n_docs,)
-    scores) and measure name (:func:`~evalrank.papers.wang2013.experiments.theory_measure`).
+    scores) and measure name (:func:`~evalrank.papers.wang2013.experiments.theory_measure`),
+    and ``step_se``: the standard error of the move from the previous size, paired by query
+    (NaN at the first size).
     Raises ValueError naming ``sizes`` if an n exceeds the shortest query."""
     offsets = np.asarray(offsets, dtype=np.int64)
     labels = np.asarray(labels)
@@ -46,6 +48,7 @@ def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
     measures = [theory_measure(m) for m in measures]
     Q = q_sizes.size
     rows = []
+    before = {}   # (ranker, measure) -> per-query values at the previous size
     for n in sizes:
         idx = (offsets[:-1, None] + np.arange(n)[None, :]).ravel()
         off = np.arange(0, Q * n + 1, n)
@@ -53,8 +56,14 @@ def prefix_ndcg(scores: dict, labels, offsets, sizes, measures) -> pd.DataFrame:
             s_n = np.asarray(s, dtype=np.float64)[idx]
             for m in measures:
                 v = ndcg(s_n, labels[idx], off, m.k, discount=m.discount)
+                prev = before.get((name, str(m)))
+                step = v - prev if prev is not None else None
                 rows.append({"ranker": name, "n": n, "measure": str(m), "queries": Q, "mean": float(v.mean()),
-                             "se": float(v.std(ddof=1) / np.sqrt(Q)) if Q > 1 else np.nan})
+                             "se": float(v.std(ddof=1) / np.sqrt(Q)) if Q > 1 else np.nan,
+                             # the se of the move from the previous size: the same queries' lists, paired
+                             "step_se": float(step.std(ddof=1) / np.sqrt(Q)) if step is not None and Q > 1
+                             else np.nan})
+                before[(name, str(m))] = v
     return pd.DataFrame(rows)
 
 
