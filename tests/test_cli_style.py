@@ -176,3 +176,15 @@ def test_risk_writes_to_out_as_evaluate_and_compare_do(trec, tmp_path):
     assert (tmp_path / "t.txt").read_text() == shown
     err = run("risk", "--baseline", "bm25", "-o", files[1], qrels, *files, rc=1).stderr
     assert err == f"evalrank risk: error: -o {files[1]}: that is the input {files[1]}; writing there would replace it\n"
+
+
+def test_compare_refuses_an_output_over_an_input_as_evaluate_and_risk_do(trec):
+    """compare's -o naming the qrels or a run: refused before anything is read, the file intact
+    (evaluate, compare and risk share cli.common.check_inputs_and_out)."""
+    qrels, runs, files = trec
+    before = qrels.read_text()
+    err = run("compare", "--baseline", "bm25", "-o", qrels, qrels, *files, rc=1).stderr
+    assert err == f"evalrank compare: error: -o {qrels}: that is the input {qrels}; writing there would replace it\n"
+    assert qrels.read_text() == before
+    err = run("compare", "--baseline", "bm25", "-o", "", qrels, *files, rc=1).stderr
+    assert err == "evalrank compare: error: -o '': an empty file name\n"

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 
-__all__ = ["FORMATS", "HelpFormatter", "Parser", "add_command", "add_format", "deprecated", "_log", "named_paths", "partition_map", "stage_flags"]
+__all__ = ["FORMATS", "HelpFormatter", "Parser", "add_command", "add_format", "check_inputs_and_out", "deprecated", "_log", "named_paths", "partition_map", "stage_flags"]
 
 
 def same_file(out, path) -> bool:
@@ -21,6 +21,22 @@ def same_file(out, path) -> bool:
         return os.path.samefile(out, path)
     except OSError:   # either does not exist (yet)
         return os.path.abspath(out) == os.path.abspath(path)
+
+
+def check_inputs_and_out(inputs, out) -> None:
+    """What a command that reads ``inputs`` (file paths, '-' for standard input) and writes ``-o
+    out`` refuses before reading anything: '-' given more than once (it can be read once), an
+    empty ``-o``, and ``-o`` naming one of the inputs (:func:`same_file`: writing it would
+    replace the input)."""
+    if list(inputs).count("-") > 1:
+        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
+    if out is None:
+        return
+    if not out.strip():
+        raise ValueError(f"-o {out!r}: an empty file name")
+    for path in inputs:
+        if path != "-" and same_file(out, path):
+            raise ValueError(f"-o {out}: that is the input {path}; writing there would replace it")
 
 
 #: ``--format`` of every command that prints a table: text for the console (each command's own),

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from evalrank.cli.common import add_command, add_format, same_file
+from evalrank.cli.common import add_command, add_format, check_inputs_and_out
 from evalrank.metrics.conventions import names_text
 
 __all__ = ["add_parsers", "DEFAULT_MEASURES"]
@@ -72,25 +72,11 @@ def _check_trec_flags(a) -> None:
                          "and line")
 
 
-def _one_stdin(a) -> list:
-    """The inputs, QRELS and RUN...; '-' (standard input) among them at most once."""
-    inputs = [a.qrels, *a.runs]
-    if inputs.count("-") > 1:
-        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
-    return inputs
-
-
 def _check_files(a) -> None:
     """What ``evaluate`` refuses before reading a file (one line naming the option): standard
     input ('-') given twice, ``-o ''``, ``-o`` naming one of the inputs (it would be replaced by
     the output), a negative ``-M`` (trec_eval 9.0.8 crashes), an unknown ``--convention``."""
-    inputs = _one_stdin(a)
-    if a.out is not None:
-        if not a.out.strip():
-            raise ValueError(f"-o {a.out!r}: an empty file name")
-        for path in inputs:
-            if path != "-" and same_file(a.out, path):
-                raise ValueError(f"-o {a.out}: that is the input {path}; writing there would replace it")
+    check_inputs_and_out([a.qrels, *a.runs], a.out)
     if getattr(a, "N", 0) < 0:
         raise ValueError(f"-N {a.N}: the number of documents in the collection must be 0 or more")
     if a.M is not None and a.M < 0:
@@ -137,7 +123,7 @@ def cmd_evaluate(a) -> None:
 def cmd_compare(a) -> None:
     from evalrank.evaluation.compare import check_numeric_measures, check_options, compare
 
-    _one_stdin(a)
+    check_inputs_and_out([a.qrels, *a.runs], a.out)
     measures = a.measures or list(COMPARE_MEASURES)
     check_numeric_measures(measures, "-m")  # the library's checks, each error naming its option
     check_options(a.correction, a.alpha, a.permutations, a.seed, a.risk_alpha, a.interval, a.level, a.resamples,

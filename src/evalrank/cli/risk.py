@@ -11,7 +11,7 @@ stderr; with them the table stays TSV unless ``--format`` is given, as it was.
 
 from __future__ import annotations
 
-from evalrank.cli.common import _log, add_command, add_format, deprecated, same_file
+from evalrank.cli.common import _log, add_command, add_format, check_inputs_and_out, deprecated
 from evalrank.papers.dincer2016.stages import table6_args
 
 __all__ = ["add_parsers"]
@@ -38,14 +38,7 @@ def _inputs(a) -> tuple:
         raise ValueError("QRELS and RUN...: give the qrels file and the run files (evalrank risk QRELS RUN...)")
     if not runs:
         raise ValueError("RUN: give the run files after the qrels (two or more, or a folder of them)")
-    if [qrels, *runs].count("-") > 1:
-        raise ValueError("'-' (standard input) is given more than once: it can be read once, as one file")
-    if a.out is not None:
-        if not a.out.strip():
-            raise ValueError(f"-o {a.out!r}: an empty file name")
-        for path in [qrels, *runs]:
-            if path != "-" and same_file(a.out, path):
-                raise ValueError(f"-o {a.out}: that is the input {path}; writing there would replace it")
+    check_inputs_and_out([qrels, *runs], a.out)
     if fmt is None:
         fmt = "tsv" if old else "text"
     return qrels, runs, measure, fmt
