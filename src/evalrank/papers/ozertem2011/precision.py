@@ -15,20 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from evalrank.papers.ozertem2011.printed import IMPRESSION_THRESHOLDS
+from evalrank.papers.ozertem2011.study import _test_correlations as _by_test  # the tables' own r per test
 
 __all__ = ["per_test_correlations", "per_test_inter_annotator", "mean_se", "ratio_se", "mse_ratio",
            "between_query_share", "slope"]
-
-
-def _pearson(x, y):
-    if x.size < 3 or np.std(x) == 0 or np.std(y) == 0:
-        return np.nan
-    return float(np.corrcoef(x, y)[0, 1])
-
-
-def _by_test(x, y, row_offsets, keep):
-    return np.array([_pearson(x[a:b][keep[a:b]], y[a:b][keep[a:b]])
-                     for a, b in zip(row_offsets[:-1], row_offsets[1:])], dtype=np.float64)
 
 
 def _row_mean(vals):
