@@ -3,6 +3,7 @@ behind Table 7 and the standard error of a ΔNDCG@10 recovered from its paired t
 "not tested" when the topics or queries are too few or a rank is within 2 se."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -119,3 +120,16 @@ def test_risk_claims_state_the_se_of_the_risk_measures_not_of_ndcg(tmp_path):
     for start in ("Table 7: GeoRisk α = 1", "Table 7 caption"):
         r = _by_claim(items, start).resolves
         assert "ΔNDCG@10 against LambdaMART ±" in r and "risk-measure" not in r, (start, r)
+
+
+def test_the_bootstrap_draws_from_the_configs_seed(tmp_path):
+    """Table 7's bootstrap resamples are drawn from the stream of the config's seed (Outputs.seed,
+    which the findings stage passes): the same seed gives the same margins, another seed others."""
+    from evalrank.papers.dincer2016.findings import _resampled
+
+    _systems(tmp_path, 200, lift=0.0)
+    t7 = pd.read_csv(tmp_path / "dincer2016/learning/table7.csv")
+    learners = ["lambdamart", "georisk_a1"]
+    a, b, c = (_resampled(Outputs(tmp_path, seed), t7, learners) for seed in (7, 7, 8))
+    key = next(iter(a))
+    assert np.array_equal(a[key], b[key]) and not np.array_equal(a[key], c[key])

@@ -296,10 +296,12 @@ def within_resolution(verdict: str, reason: str, power: Power | None) -> str | N
 
 
 class Outputs:
-    """A run's output directory, ``results/<name>/``: tables read on demand (cached)."""
+    """A run's output directory, ``results/<name>/``: tables read on demand (cached); ``seed`` the
+    config's seed, from which any resampling a finding does draws its stream."""
 
-    def __init__(self, root):
+    def __init__(self, root, seed: int = 0):
         self.root = Path(root)
+        self.seed = int(seed)
         self._cache = {}
 
     def has(self, *rel: str) -> bool:
@@ -373,10 +375,11 @@ def verdict_within(ours: float, paper: float, *, rel: float | None = None, abs_:
     return "not reproduced"
 
 
-def collect(root) -> list[tuple[str, list[Finding]]]:
+def collect(root, seed: int = 0) -> list[tuple[str, list[Finding]]]:
     """``[(paper title, findings)]`` for every paper of :data:`PAPERS` from the outputs under
-    ``root``; a paper whose ``REQUIRES`` are not all there gets one 'not tested' finding."""
-    out = Outputs(root)
+    ``root`` (``seed``: the config's, :class:`Outputs`); a paper whose ``REQUIRES`` are not all
+    there gets one 'not tested' finding."""
+    out = Outputs(root, seed)
     sections = []
     for name in PAPERS:
         module = importlib.import_module(name)

@@ -18,7 +18,7 @@ def cmd_findings(a):
     from evalrank import io
     from evalrank.papers.common.findings import collect, render_html, render_markdown
 
-    sections = collect(a.results)
+    sections = collect(a.results, a.seed)
     io.atomic_write_text(a.out_md, render_markdown(sections, name=a.name, seed=a.seed))
     io.atomic_write_text(a.out_html, render_html(sections, name=a.name, seed=a.seed))
     n = sum(len(items) for _, items in sections)
@@ -30,6 +30,6 @@ def add_stage_parsers(sub) -> None:
                     "each paper's claims, our numbers read from the run's tables, verdicts -> findings.md/.html")
     s.add_argument("--results", required=True, help="the run's output directory, results/<name>")
     s.add_argument("--name", required=True, help="the config's name (the page's title)")
-    s.add_argument("--seed", required=True, type=int, help="the config's seed (shown on the page)")
+    s.add_argument("--seed", required=True, type=int, help="the config's seed (shown on the page; the stream of any resampling a finding does)")
     s.add_argument("--out-md", required=True, help="findings.md to write")
     s.add_argument("--out-html", required=True, help="findings.html to write (the report's page)")

@@ -404,7 +404,7 @@ def _learning(out) -> list[Finding]:
 def _resampled(out, t7, learners):
     """Table 7 on :data:`BOOT` bootstrap resamples of the test queries (``per_query_ndcg10.csv``), as
     ``{(half, learner, column): array of BOOT values}``; None without the per-query table. Seeded by
-    a fixed stream (the findings page is a pure function of the outputs)."""
+    the config's seed (``out.seed``; the page is a pure function of the outputs and the config)."""
     per_query = "dincer2016/learning/per_query_ndcg10.csv"
     if not out.has(per_query):
         return None
@@ -421,7 +421,7 @@ def _resampled(out, t7, learners):
               zip(t7["half"].drop_duplicates(), (["bm25"], base))}
     S = {lr: pq[lr].to_numpy(dtype=float) for lr in learners}
     c = len(pq)
-    g = rng(0, "dincer2016", "findings", "bootstrap")
+    g = rng(out.seed, "dincer2016", "findings", "bootstrap")
     res = {}
     for _ in range(BOOT):
         i = g.integers(0, c, c)
