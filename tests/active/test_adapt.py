@@ -15,7 +15,7 @@ import pytest
 from cli_run import evalrank
 from toy_data import write_campaign_files
 
-from evalrank.active.adapt import MIX_GRID, choose_mix, draw_probabilities
+from evalrank.active.adapt import MIX_GRID, SHAPE_GRID, choose_round, draw_probabilities
 from evalrank.active.campaign import Plan, estimate, extend, plan, planned_draws
 from evalrank.active.campaign_plan import round_draws
 from evalrank.active.files import pool_from_trec, read_plan
@@ -76,14 +76,49 @@ def test_the_share_follows_the_labels():
     q_good = np.abs(L - f_good) + 0.01
     q_good /= q_good.sum()
     draws = rng.choice(m, size=60, replace=False, p=q_good)
-    assert choose_mix(_plan_on(q_good, f_good, draws, [0.0]), L) <= 0.2
+    assert choose_round(_plan_on(q_good, f_good, draws, [0.0]), L)[0] <= 0.2
     # misleading: q small where L is large; the model's f uninformative
     q_bad = 1.0 / (1.0 + L)
     q_bad /= q_bad.sum()
     f_bad = np.full(m, np.median(L))
     draws = rng.choice(m, size=60, replace=False, p=q_bad)
-    assert choose_mix(_plan_on(q_bad, f_bad, draws, [0.0]), L) >= 0.5
+    assert choose_round(_plan_on(q_bad, f_bad, draws, [0.0]), L)[0] >= 0.5
     assert set(MIX_GRID) >= {0.0, 0.5, 1.0}
+
+
+def test_the_shape_share_follows_the_labels():
+    """Under uniform draws a model whose f tracks L keeps its shape (share 1); one whose f is noise
+    around the right level loses it (share 0): its differences between queries only add variance."""
+    rng = np.random.default_rng(6)
+    m = 400
+    L = rng.gamma(2.0, 2.0, m)
+    u = np.full(m, 1.0 / m)
+    draws = rng.choice(m, size=60, replace=False)
+    good = L + rng.normal(0, 0.2, m)
+    assert choose_round(_plan_on(u, good, draws, [1.0]), L)[1] == 1.0   # (q is uniform: any share)
+    noise = np.full(m, L.mean()) + rng.normal(0, 2 * L.std(), m)
+    assert choose_round(_plan_on(u, noise, draws, [1.0]), L)[1] == 0.0
+    assert SHAPE_GRID[0] == 1.0 and 0.0 in SHAPE_GRID
+
+
+def test_shape_zero_on_uniform_draws_is_the_sample_mean():
+    """A round with no share of the model's shape on uniform draws: the Des Raj terms' estimate is
+    the labelled values' plain mean (simple random sampling's), whatever f."""
+    from evalrank.active.finite import desraj_terms, _running_estimate
+
+    rng = np.random.default_rng(7)
+    m = 50
+    L, f = rng.gamma(2.0, 2.0, m), rng.gamma(2.0, 2.0, m)
+    qs = np.stack([_q(rng, m), np.full(m, 1.0 / m)])
+    seq = rng.permutation(m)[:20]
+    rounds = np.repeat([0, 1], [1, 19])
+    t = desraj_terms(qs, seq, L[seq], f, np.zeros(m), np.full(m, 60.0), rounds, None, [1.0, 0.0])
+    # the terms after the first label: each the sum so far plus |U| L_x, over m
+    left = m - np.arange(1, 20)
+    want = (np.cumsum(L[seq])[:-1] + left * L[seq][1:]) / m
+    np.testing.assert_allclose(t["phi"][1:], want, rtol=1e-12)
+    with pytest.raises(ValueError, match="round_shape"):
+        desraj_terms(qs, seq, L[seq], f, np.zeros(m), np.full(m, 60.0), rounds, None, [1.0, 1.5])
 
 
 def test_draw_probabilities_are_successive_sampling():
@@ -140,7 +175,7 @@ def test_over_campaigns_with_changing_rounds_the_estimate_is_unbiased(skewed):
     for seed in range(300):
         p = plan(pool, budget=3.0, measure="dcg", seed=seed)
         p = extend(p, 3.0, mix=1.0)                     # round 2 all uniform, round 3 as the labels say
-        p = extend(p, 4.0, mix=choose_mix(p, truth))
+        p = extend(p, 4.0, *choose_round(p, truth))
         res = estimate(p, pool, labels)
         errs.append([r["estimate"] - mu for r in res["rounds"]])
         mixes.append(p.mix)
@@ -164,8 +199,8 @@ def test_the_command_line_continues_with_labels(campaign, tmp_path):
     assert "uniform sampling mixed in" in res.stderr
     p2 = read_plan(tmp_path / "p2.tsv")
     assert len(p2.mix) == 2
-    want = choose_mix(read_plan(tmp_path / "p1.tsv"), _values(d, pool, tmp_path / "p1.tsv"))
-    assert p2.mix[-1] == want
+    want = choose_round(read_plan(tmp_path / "p1.tsv"), _values(d, pool, tmp_path / "p1.tsv"))
+    assert (p2.mix[-1], p2.shape[-1]) == want and p2.shape[0] == 1.0
     res = evalrank("active", "estimate", "--plan", tmp_path / "p2.tsv", "--qrels", d / "qrels", "--run", d / "run")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
@@ -192,18 +227,26 @@ def _values(d, pool, plan_path):
 def test_an_edited_share_is_refused(campaign, tmp_path):
     d, pool, labels = campaign
     p = plan(pool, budget=4.0, measure="dcg", seed=1)
-    p = extend(p, 4.0, mix=0.7)
+    p = extend(p, 4.0, mix=0.7, shape=0.25)
+    from evalrank.active.campaign_plan import check_plan
     from evalrank.active.files import write_plan
 
     write_plan(tmp_path / "p.tsv", p)
     back = read_plan(tmp_path / "p.tsv")
-    assert back.mix == [0.0, 0.7]
+    assert back.mix == [0.0, 0.7] and back.shape == [1.0, 0.25]
     np.testing.assert_array_equal(back.draws, p.draws)
-    lines = (tmp_path / "p.tsv").read_text().splitlines()
-    lines[1] = lines[1].replace('"round_mix": [0.0, 0.7]', '"round_mix": [0.0, 0.6]')
-    (tmp_path / "q.tsv").write_text("\n".join(lines) + "\n")
-    res = evalrank("active", "estimate", "--plan", tmp_path / "q.tsv", "--qrels", d / "qrels", "--run", d / "run")
-    assert res.returncode != 0 and "q.tsv:4: the plan was edited" in res.stderr
+    text = (tmp_path / "p.tsv").read_text()
+    for old, new in (('"round_mix": [0.0, 0.7]', '"round_mix": [0.0, 0.6]'),
+                     ('"round_shape": [1.0, 0.25]', '"round_shape": [1.0, 0.5]')):
+        assert old in text
+        (tmp_path / "q.tsv").write_text(text.replace(old, new))
+        res = evalrank("active", "estimate", "--plan", tmp_path / "q.tsv", "--qrels", d / "qrels", "--run", d / "run")
+        assert res.returncode != 0 and "q.tsv:4: the plan was edited" in res.stderr
+    for bad in ([1.0, 1.5], [0.5, 0.5], [1.0]):
+        p.settings["round_shape"] = bad
+        assert any("round_shape" in m for m in check_plan(p)), bad
+    with pytest.raises(ValueError, match="shape"):
+        extend(back, 4.0, mix=0.5, shape=2.0)
 
 
 def test_the_asymptotic_part_uses_the_rounds_the_labels_checked():
@@ -232,7 +275,7 @@ def test_over_adaptive_campaigns_the_interval_covers_at_every_round(skewed):
     for seed in range(120):
         p = plan(pool, budget=10 * unit, measure="dcg", seed=1000 + seed)
         for _ in range(13):
-            p = extend(p, 5 * unit, mix=choose_mix(p, truth))
+            p = extend(p, 5 * unit, *choose_round(p, truth))
         rows = estimate(p, pool, labels)["rounds"]
         every.append(all(r["ci_low"] <= mu <= r["ci_high"] for r in rows))
     assert p.labelled.size > 60 and np.mean(every) >= 0.9

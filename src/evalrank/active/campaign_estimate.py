@@ -337,7 +337,8 @@ def _finite(p: Plan, rankings, labels, level: float) -> dict:
     qs = np.where(qs > 0, qs, 1e-300)
     res = finite_estimate(qs, draws, values, p.f, lo, hi, level=level, t_star=int(s["t_star"]),
                           draw_rounds=draw_rounds, adapted="round_mix" in s,
-                          round_scale="labels" if "round_mix" in s else None)
+                          round_scale="labels" if "round_mix" in s else None,
+                          round_shape=p.shape if "round_mix" in s else None)
     at = res["draws_at"]
     rows = []
     for r, n in enumerate(s["round_draws"]):

@@ -221,13 +221,14 @@ def plan(pool: Pool, *, budget: float, measure: str = "err", method: str = "acti
                 d["exhausted"], d["capped"], settings)
 
 
-def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
+def extend(previous: Plan, budget: float, mix: float | None = None, shape: float | None = None) -> Plan:
     """``previous`` with one more round of ``budget``: the same ``q``, costs, label model and
     stream, the total budget the sum of the rounds'; the new plan starts with every draw of the
     previous one (unless the total covers the whole pool: then every query once), and keeps its
     ``t_star`` and ``epsilon``. ``mix``: the new round's share of uniform sampling, ``q_r = (1 -
-    mix) q + mix / m`` (:func:`evalrank.active.adapt.choose_mix` chooses it from the labels so
-    far; None: the previous round's), recorded in the settings' ``round_mix``."""
+    mix) q + mix / m``, and ``shape``: its share of the label model's shape in the control
+    variate (:func:`evalrank.active.adapt.choose_round` chooses both from the labels so far; None:
+    the previous round's), recorded in the settings' ``round_mix`` and ``round_shape``."""
     budget = _budget(budget)
     s = dict(previous.settings)
     mixes = previous.mix
@@ -235,6 +236,10 @@ def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
     if not 0.0 <= lam <= 1.0:
         raise ValueError(f"mix must be in [0, 1], got {mix!r}")
     mixes = [*mixes, lam]
+    sh = previous.shape[-1] if shape is None else _number(shape, "shape")
+    if not 0.0 <= sh <= 1.0:
+        raise ValueError(f"shape must be in [0, 1], got {shape!r}")
+    shapes = [*previous.shape, sh]
     total = float(s["budget"]) + budget
     budgets = [*s["round_budgets"], budget]
     d = round_draws(mixed_rounds(previous.q, mixes), previous.costs, budgets, s["seed"], s["max_draws"])
@@ -242,8 +247,9 @@ def extend(previous: Plan, budget: float, mix: float | None = None) -> Plan:
     if not d["whole_pool"] and not previous.whole_pool and not np.array_equal(d["queries"][:n], previous.draws):
         raise RuntimeError("the extended plan does not start with the previous draws (a bug: please report)")
     s.update(budget=total, rounds=int(s["rounds"]) + 1, round_budgets=budgets, round_draws=d["ends"])
-    if mix is not None or "round_mix" in s:   # the labels chose this round's q (adapt.choose_mix)
+    if mix is not None or shape is not None or "round_mix" in s:   # the labels chose (adapt.choose_round)
         s["round_mix"] = mixes
+        s["round_shape"] = shapes
     return Plan(list(previous.qids), previous.q, previous.costs, previous.f, previous.var, d["queries"], d["spent"],
                 d["whole_pool"], d["exhausted"], d["capped"], s)
 
@@ -275,6 +281,12 @@ def check_plan(p: Plan) -> list[str]:
     if mix is not None and not (isinstance(mix, list) and len(mix) == len(rb) and all(
             isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in mix)):
         return bad + ["round_mix must give each round a share of uniform sampling in [0, 1]"]
+    shape = s.get("round_shape")
+    if shape is not None and (mix is None or not (
+            isinstance(shape, list) and len(shape) == len(rb) and shape[0] == 1.0 and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in shape))):
+        return bad + ["round_shape must give each round (the first: 1) a share of the model's shape in [0, 1], "
+                      "beside round_mix"]
     try:
         last = round_draws(p.q_rounds, p.costs, rb, s["seed"], s["max_draws"])
     except (KeyError, TypeError, ValueError) as e:

@@ -192,6 +192,14 @@ class Plan:
         return list(self.settings.get("round_mix") or [0.0] * int(self.settings.get("rounds", 1)))
 
     @property
+    def shape(self) -> list:
+        """Each round's share of the label model's shape in the control variate
+        (``settings["round_shape"]``; a plan without it: 1 in every round): round ``r``'s terms
+        predict ``b (f_bar + shape_r (f - f_bar))`` (:mod:`evalrank.active.finite`; chosen with the
+        round's mix from the labels before it, :func:`evalrank.active.adapt.choose_round`)."""
+        return list(self.settings.get("round_shape") or [1.0] * int(self.settings.get("rounds", 1)))
+
+    @property
     def q_rounds(self) -> np.ndarray:
         """(rounds, m): each round's sampling distribution (module docstring of
         :mod:`evalrank.active.campaign_plan`)."""

@@ -28,7 +28,11 @@ exactly, so ``phi_t - R`` is a martingale difference sequence. Two consequences:
   label model carries no information, and better when it does;
 - labelling the last query makes ``phi_N = R`` exactly; the estimate is then exact, with width 0.
 
-The control variate ``g_t(x) = b_t f(x)`` recalibrates the label model's expected measure ``f``
+The control variate ``g_t(x) = b_t (f_bar + s_r (f(x) - f_bar))`` (``f_bar`` the pool's mean of
+``f``; ``s_r`` the round's share of the model's shape: 1 in a plan's first round and in plans
+that no label corrected, later rounds' chosen from earlier labels by
+:func:`evalrank.active.adapt.choose_round`; with ``s_r = 1`` it is ``b_t f(x)``) recalibrates the
+label model's expected measure ``f``
 on the labels gathered so far (prediction-powered inference with power tuning: Angelopoulos,
 Duchi & Zrnic 2023, "PPI++: efficient prediction-powered inference", arXiv:2311.01453; here the
 least-squares slope of ``L`` on ``f`` through the origin over the labelled queries, with
@@ -37,7 +41,10 @@ model gets a slope near 0 as labels come (the estimate then leans on the labels 
 one near its best; ``g_1 = f``. An intercept is left out on purpose: with unequal ``q`` its
 estimation noise is multiplied by the largest weights (two nearly equal rankers, 10 labels, 100
 campaigns of ``benchmarks/campaign_worlds.py``: 0.96 of random sampling's RMSE with one, 0.36
-without).
+without). The shape share ``s_r`` keeps the model's level and drops (part of) its differences
+between queries: a weak model's (correlation 0.2-0.35 on the real excerpt's 43 queries) add more
+variance at the slope a few labels can learn than they remove (``benchmarks/campaign_limits.py``),
+and with ``s_r = 0`` on uniform draws the terms are simple random sampling's.
 
 The interval (:func:`confidence_sequence`) is a confidence sequence: ``P(R in C_t for every t)
 >= level``. It rests on what the design guarantees, never on the label model's variances:
@@ -130,13 +137,14 @@ def control_slope(f, seq, values) -> float:
     return (float(np.sum(ff * np.asarray(values, dtype=np.float64))) + prior) / d if d > 0 else 0.0
 
 
-def desraj_terms(q, seq, values, f, lo, hi, rounds=None, round_scale=None) -> dict:
+def desraj_terms(q, seq, values, f, lo, hi, rounds=None, round_scale=None, round_shape=None) -> dict:
     """The terms of the finite-population estimator (module docstring) for the distinct labelled
     queries ``seq`` (pool indices, in labelling order) with their ``values`` ``L``; ``q`` the plan's
     sampling distribution over the pool, ``f`` the label model's expected measure per pool query,
     ``lo`` / ``hi`` each pool query's measure range. ``rounds``: with a ``q`` of one row per round
     (a distribution chosen before the round from the labels of the rounds before it), the round of
-    each labelled query.
+    each labelled query; ``round_scale`` / ``round_shape``: each round's factor on its terms'
+    weights and its share of the model's shape in the control variate (module docstring).
 
     Returns arrays of ``len(seq)``: ``phi`` (the terms), ``low`` / ``high`` (each term's range,
     known before its draw), ``weight`` (the predictable weight ``a_t``, module docstring), ``left`` (``|U_t|``), ``r_low`` /
@@ -179,8 +187,11 @@ def desraj_terms(q, seq, values, f, lo, hi, rounds=None, round_scale=None) -> di
     scale = np.ones(qs.shape[0]) if round_scale is None else np.asarray(round_scale, dtype=np.float64)
     if scale.shape != (qs.shape[0],) or not (np.isfinite(scale).all() and (scale > 0).all()):
         raise ValueError("round_scale must give each round of q a finite factor > 0")
+    shape = np.ones(qs.shape[0]) if round_shape is None else np.asarray(round_shape, dtype=np.float64)
+    if shape.shape != (qs.shape[0],) or not (np.isfinite(shape).all() and (shape >= 0).all() and (shape <= 1).all()):
+        raise ValueError("round_shape must give each round of q a share in [0, 1]")
     _terms(np.ascontiguousarray(qs), rnd, seq, L, f, lo, hi, SLOPE_PRIOR * float(np.mean(f * f)), center0, scale,
-           out["phi"], out["low"], out["high"], out["weight"], out["left"], out["r_low"], out["r_high"],
+           shape, out["phi"], out["low"], out["high"], out["weight"], out["left"], out["r_low"], out["r_high"],
            out["center"], out["slope"])
     out["round"] = rnd.copy()
     return out
@@ -303,7 +314,7 @@ def confidence_sequence(terms, *, level: float = 0.95, t_star=None, adapted: boo
 
 
 def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95, t_star=None,
-                    draw_rounds=None, adapted: bool = False, round_scale=None) -> dict:
+                    draw_rounds=None, adapted: bool = False, round_scale=None, round_shape=None) -> dict:
     """The finite-population estimate and confidence sequence of a plan's ``draws`` (with
     repeats, as drawn): :func:`distinct_order`, :func:`desraj_terms`, :func:`confidence_sequence`.
     ``values_by_query``: ``L`` per pool query (only the drawn ones are read). Returns the
@@ -312,16 +323,18 @@ def finite_estimate(q, draws, values_by_query, f, lo, hi, *, level: float = 0.95
     one row per round, the round of each draw; ``adapted``: the rounds' q were chosen from the
     labels (:func:`confidence_sequence`'s asymptotic part then uses the checked rounds' terms);
     ``round_scale``: a factor per round on its terms' weights, or "labels" for
-    :func:`evalrank.active.adapt.round_scales` (each from the labels before its round)."""
+    :func:`evalrank.active.adapt.round_scales` (each from the labels before its round);
+    ``round_shape``: each round's share of the model's shape in its control variate (module
+    docstring; default 1)."""
     seq, at = distinct_order(draws)
     vals = np.asarray(values_by_query, dtype=np.float64)[seq]
     rounds = None if draw_rounds is None else np.asarray(draw_rounds, dtype=np.int64)[at - 1]
-    if round_scale == "labels":   # each round's weight from the labels before it (adapt.round_scales)
+    if isinstance(round_scale, str) and round_scale == "labels":   # from the labels before each round
         from evalrank.active.adapt import round_scales
 
         qs = np.atleast_2d(np.asarray(q, dtype=np.float64))
         round_scale = round_scales(qs, seq, np.zeros(seq.size, dtype=np.int64) if rounds is None else rounds,
                                    vals, f)
-    terms = desraj_terms(q, seq, vals, f, lo, hi, rounds, round_scale)
+    terms = desraj_terms(q, seq, vals, f, lo, hi, rounds, round_scale, round_shape)
     cs = confidence_sequence(terms, level=level, t_star=t_star, adapted=adapted)
     return {**cs, "draws_at": at, "queries": seq, "terms": terms}

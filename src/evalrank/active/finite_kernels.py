@@ -15,12 +15,12 @@ from evalrank._jit import njit
 
 
 @njit(cache=True, nogil=True)
-def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, rscale, phi, low, high, weight, left, r_low, r_high,
-           center, slope):
+def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, rscale, shape, phi, low, high, weight, left, r_low,
+           r_high, center, slope):
     """Fill the terms' arrays (:func:`evalrank.active.finite.desraj_terms`). ``qs``: (rounds, N)
     sampling distributions, ``rnd`` each label's round; ``prior``: the slope prior's mass
     (``SLOPE_PRIOR * mean(f^2)``); ``center0``: the estimate before any label; ``rscale``: each
-    round's factor on its terms' weights."""
+    round's factor on its terms' weights; ``shape``: each round's share of the model's shape."""
     N = qs.shape[1]
     n = seq.shape[0]
     unl = np.ones(N, dtype=np.bool_)
@@ -32,6 +32,10 @@ def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, rscale, phi, low, high, w
         sum_hi += hi[u]
     sfl = 0.0
     sff = 0.0
+    fbar = 0.0
+    for u in range(N):
+        fbar += f[u]
+    fbar /= N
     num = 0.0
     den = 0.0
     c = center0
@@ -49,20 +53,23 @@ def _terms(qs, rnd, seq, L, f, lo, hi, prior, center0, rscale, phi, low, high, w
             if unl[u]:
                 Q += qs[r, u]
                 Gs += f[u]
-        base = S + b * Gs
+        sh = shape[r]
+        lev = b * (1.0 - sh) * fbar
+        bs = b * sh
+        base = S + bs * Gs + lev * n_left
         mn = math.inf
         mx = -math.inf
         for u in range(N):
             if unl[u]:
                 qt = qs[r, u] / Q
-                a = (lo[u] - b * f[u]) / qt
-                e = (hi[u] - b * f[u]) / qt
+                a = (lo[u] - bs * f[u] - lev) / qt
+                e = (hi[u] - bs * f[u] - lev) / qt
                 if a < mn:
                     mn = a
                 if e > mx:
                     mx = e
         qx = qs[r, x] / Q
-        p = (base + (L[t] - b * f[x]) / qx) / N
+        p = (base + (L[t] - bs * f[x] - lev) / qx) / N
         phi[t] = p
         low[t] = (base + mn) / N
         high[t] = (base + mx) / N

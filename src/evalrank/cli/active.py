@@ -41,13 +41,13 @@ def cmd_active_plan(a):
     if a.out and a.new_queries and same_file(a.out, a.new_queries):
         raise ValueError(f"--new-queries {a.new_queries} is also --out: give two files")
 
-    mix = None
+    mix = shape = None
     if a.continue_plan:
         previous = read_plan(a.continue_plan)
         _same_settings(a, previous)
         _same_inputs(a, previous)
-        mix = _mix_from_labels(a, previous)
-        p = extend(previous, a.budget, mix=mix)
+        mix, shape = _round_from_labels(a, previous)
+        p = extend(previous, a.budget, mix=mix, shape=shape)
     else:
         if a.qrels:
             raise ValueError("--qrels goes with --continue PLAN: the labels of that plan's queries correct q for "
@@ -73,7 +73,8 @@ def cmd_active_plan(a):
     _log(f"plan {a.out}: {p.labelled.size} of {len(p.qids)} queries to label ({n_new} new), cost "
          f"{p.spent:g} of budget {p.settings['budget']:g} (round {p.settings['rounds']}); {how}")
     if mix is not None:
-        _log(f"this round draws from q with {mix:.0%} uniform sampling mixed in (chosen from the "
+        _log(f"this round draws from q with {mix:.0%} uniform sampling mixed in, its control variate keeping "
+             f"{shape:.0%} of the label model's differences between queries (chosen from the "
              f"{previous.labelled.size} labelled queries: the smallest variance per unit of cost)")
     elif previous is not None and not previous.whole_pool:
         _log("this round draws from the plan's q as before; give --run and --qrels (the labels so far) to let "
@@ -84,12 +85,13 @@ def cmd_active_plan(a):
          + (f" (all {n_new} in {a.new_queries})" if a.new_queries else " (--new-queries FILE writes them, one a line)"))
 
 
-def _mix_from_labels(a, previous):
-    """With --qrels: the next round's share of uniform sampling, chosen from the labels of the
-    plan's queries (:func:`evalrank.active.adapt.choose_mix`); None without."""
+def _round_from_labels(a, previous):
+    """With --qrels: the next round's share of uniform sampling and share of the label model's
+    shape in the control variate, chosen from the labels of the plan's queries
+    (:func:`evalrank.active.adapt.choose_round`); (None, None) without."""
     if not a.qrels:
-        return None
-    from evalrank.active.adapt import choose_mix
+        return None, None
+    from evalrank.active.adapt import choose_round
     from evalrank.active.campaign_estimate import query_values
     from evalrank.active.files import labels_from_qrels, rankings_from_trec
 
@@ -99,7 +101,7 @@ def _mix_from_labels(a, previous):
     rankings, doc_ids = rankings_from_trec(a.run, run_b=a.run_b)
     _same_runs(a.continue_plan, a, previous, rankings)
     labels = labels_from_qrels(a.qrels, rankings, doc_ids, previous)
-    return choose_mix(previous, query_values(previous, rankings, labels))
+    return choose_round(previous, query_values(previous, rankings, labels))
 
 
 def _same_settings(a, previous) -> None:
@@ -286,8 +288,9 @@ def add_parsers(sub) -> None:
                    help="extend this earlier plan by --budget; it needs no other input (default: a new plan)")
     p.add_argument("--qrels", metavar="LABELS",
                    help="with --continue and --run: the labels of the plan's queries so far; they choose how much "
-                        "uniform sampling the next round mixes into q (a label model that misleads then costs "
-                        "less; the interval holds either way) (default: the previous round's q)")
+                        "uniform sampling the next round mixes into q and how much its estimate leans on the label "
+                        "model (a label model that misleads then costs less; the interval holds either way) "
+                        "(default: the previous round's q)")
     p.add_argument("--out", required=True, help="the plan (TSV), written atomically")
     p.add_argument("--new-queries", metavar="FILE",
                    help="write the queries new in this round, one qid a line: the ones to send to the annotators "
