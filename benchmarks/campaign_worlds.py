@@ -2,7 +2,8 @@
 every label, RMSE against a simple random sample without replacement, width.
 
     .venv/bin/python benchmarks/campaign_worlds.py [--campaigns 1000] [--labels 100] [--seed 2048]
-        [--worlds skewed_overconfident,skewed_uninformative,two_rankers,...] [--out FILE]
+        [--worlds skewed_overconfident,skewed_uninformative,two_rankers,...] [--block 5]
+        [--adaptive-only] [--no-shape] [--excerpt DIR] [--out FILE]
 
 Worlds (each a pool, a label model, a measure, costs):
 
@@ -31,7 +32,12 @@ Per campaign (seed ``s``): the plan's draws from ``q`` (the tool's defaults: q* 
 - ``old``: the tool's previous default (q* of eq. 11 / 12 with the floor; Hajek-normalized AIPW
   for one ranker, AIPW for a difference; the asymptotic sequence with the model's variance floor)
   after every draw that brought a new label
-  (:func:`evalrank.active.campaign_estimate.estimate_from_draws`), on its own draws.
+  (:func:`evalrank.active.campaign_estimate.estimate_from_draws`), on its own draws;
+- ``adaptive`` (``--block`` > 0): ``plan --continue --run --qrels`` after every round
+  (:func:`adaptive_campaign`: a first round of 10 labels from ``q``, then rounds of ``--block``,
+  each round's share of uniform sampling and share of the model's shape chosen from the labels
+  before it; ``--no-shape``: every round's shape share 1, the design before it;
+  ``--adaptive-only``: this design alone).
 
 Coverage at a look: the pool's value within the interval; simultaneous: at every look from the
 10th label on. RMSE against ``sqrt((1 - n/N) S^2 / n)`` (a simple random sample of ``n`` of the
@@ -53,6 +59,9 @@ HERE = Path(__file__).resolve().parent
 LOOKS = (10, 20, 50, 100)
 #: the adaptive design's weights per round ("labels": evalrank.active.adapt.round_scales; None: 1)
 ROUND_SCALE = "labels"
+#: whether the adaptive design's later rounds take the shape share choose_round picks (False: 1, the
+#: design before the shape share)
+SHAPES = True
 
 
 def _unseen():
@@ -192,10 +201,11 @@ def draws_until(q, n_labels: int, rng) -> np.ndarray:
 def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int = 10) -> dict:
     """The default with the plan corrected by the labels (``plan --continue --run --qrels``): a
     first round of ``first`` labels from ``q``, then rounds of ``block`` labels, each from ``q``
-    mixed with the share of uniform sampling :func:`evalrank.active.adapt.choose_mix` picks from
-    the labels before it (fresh draws per round, as :func:`evalrank.active.campaign_plan.round_draws`
-    makes them); the finite estimate after every label."""
-    from evalrank.active.adapt import choose_mix
+    mixed with the share of uniform sampling and with the share of the model's shape in the control
+    variate that :func:`evalrank.active.adapt.choose_round` picks from the labels before it (fresh
+    draws per round, as :func:`evalrank.active.campaign_plan.round_draws` makes them); the finite
+    estimate after every label."""
+    from evalrank.active.adapt import choose_round
     from evalrank.active.campaign_state import Plan, mixed_rounds
     from evalrank.active.finite import finite_estimate
 
@@ -203,7 +213,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     q = w["q"]
     N = q.size
     n_labels = min(n_labels, N)
-    draws, ends, mixes, labelled = [], [], [0.0], set()
+    draws, ends, mixes, shapes, labelled = [], [], [0.0], [1.0], set()
     qids = [str(i) for i in range(N)]
     while len(labelled) < n_labels:
         qr = mixed_rounds(q, mixes[-1:])[0]
@@ -220,15 +230,19 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
         ends.append(len(draws))
         if len(labelled) < n_labels:
             p = Plan(qids, q, w["costs"], w["f"], w["var"], np.asarray(draws, dtype=np.int64), 0.0, False, False,
-                     False, {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes)})
-            mixes.append(choose_mix(p, w["L"]))
+                     False, {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes),
+                             "round_shape": list(shapes)})
+            lam, sh = choose_round(p, w["L"])
+            mixes.append(lam)
+            shapes.append(sh if SHAPES else 1.0)
     d = np.asarray(draws, dtype=np.int64)
     rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
     qs = mixed_rounds(q, mixes)
     res = finite_estimate(qs, d, w["L"], w["f"], w["lo"], w["hi"], level=0.95, t_star=first, draw_rounds=rounds,
-                          adapted=True, round_scale=ROUND_SCALE)
+                          adapted=True, round_scale=ROUND_SCALE, round_shape=shapes)
     return {"adaptive_est": res["estimate"], "adaptive_lo": res["ci_low"], "adaptive_hi": res["ci_high"],
-            "mix": float(np.mean(mixes[1:])) if len(mixes) > 1 else 0.0}
+            "mix": float(np.mean(mixes[1:])) if len(mixes) > 1 else 0.0,
+            "shape": float(np.mean(shapes[1:])) if len(shapes) > 1 else 1.0}
 
 
 def campaign(w: dict, n_labels: int, seed: int) -> dict:
@@ -279,10 +293,11 @@ def summarize(name: str, w: dict, runs: list[dict], n_labels: int) -> list[dict]
             srs = np.sqrt(max(1.0 - n / N, 0.0) * S2 / n)
             rmse = float(np.sqrt(np.mean((e - R) ** 2)))
             mix = float(np.mean([r["mix"] for r in runs])) if kind == "adaptive" else 0.0
+            shape = float(np.mean([r["shape"] for r in runs])) if kind == "adaptive" else 1.0
             rows.append({"world": name, "design": kind, "look": n, "N": N, "coverage": float(cover[:, n - 1].mean()),
                          "simultaneous_from_10": simul, "rmse": rmse, "rmse_vs_srs": rmse / srs if srs > 0 else np.nan,
                          "bias": float(np.mean(e - R)), "width": float(np.mean(hi[:, n - 1] - lo[:, n - 1])),
-                         "mean_mix": mix})
+                         "mean_mix": mix, "mean_shape": shape})
     return rows
 
 
@@ -296,8 +311,16 @@ def main(argv=None) -> int:
     ap.add_argument("--excerpt", help="the folder of rankeval 0.8.2's msn1.fold1.{train,test}.5k.txt")
     ap.add_argument("--block", type=int, default=5,
                     help="labels per round after the first 10 in the adaptive design (0: leave it out)")
+    ap.add_argument("--adaptive-only", action="store_true",
+                    help="run the adaptive design alone (not today's one-q default nor the old one)")
+    ap.add_argument("--no-shape", action="store_true",
+                    help="the adaptive design without the shape share (every round's 1: the design before it)")
     ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
     a = ap.parse_args(argv)
+    if a.adaptive_only and a.block <= 0:
+        ap.error("--adaptive-only needs --block > 0")
+    global SHAPES
+    SHAPES = not a.no_shape
     worlds = generated_worlds(a.seed)
     if a.excerpt:
         worlds.update(excerpt_worlds(a.excerpt))
@@ -311,7 +334,7 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         runs = []
         for s in range(a.campaigns):
-            r = campaign(w, a.labels, s)
+            r = {} if a.adaptive_only else campaign(w, a.labels, s)
             if a.block > 0:
                 r.update(adaptive_campaign(w, a.labels, s, a.block))
             runs.append(r)
