@@ -176,10 +176,16 @@ def _pairs(wildcards: str) -> list[str]:
     return [p.strip() for p in wildcards.split(",") if p.strip()]
 
 
-def run_time(b: dict, threads: int, n: int) -> float:
-    """Wall time on ``n`` cores of a job measured as ``b`` on min(threads, 2) cores."""
+def run_time(b: dict, threads: int, n: int, shared: bool = False) -> float:
+    """Wall time on ``n`` cores of a job measured as ``b`` on min(threads, 2) cores. ``shared``:
+    the measured run shared its cores with other work, so a job's wall time includes waiting for
+    a core: its wall is taken as at most its CPU time (a job that used less than one core was
+    waiting; one that used more keeps the parallel share its wall shows, which the waiting can
+    only have lowered)."""
     t = min(threads, 2)
     w, c = b["s"], b["cpu"] if b["cpu"] == b["cpu"] else b["s"]
+    if shared:
+        w = min(w, c)
     if threads <= 1:  # all its CPU time on one core (a job measured on 2 threads may have used both)
         return max(w, c)
     if c <= w:
@@ -250,6 +256,9 @@ def main():
     ap.add_argument("--configs", nargs="+", default=CONFIGS,
                     help="the config files of the DAG to project (threads and memory as they declare)")
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 16])
+    ap.add_argument("--shared", action="store_true",
+                    help="the measured run shared its cores with other work: a job's wall time is taken as at most "
+                         "its CPU time (run_time)")
     ap.add_argument("--console-log", nargs="*", default=[],
                     help="the measured run's console output (what each job declared: threads, mem_mb)")
     a = ap.parse_args()
@@ -304,10 +313,10 @@ def main():
                 r["load"] = max(r["load"], b["cpu"] / b["s"])  # cores busy on average: threads used
             r["over"] += int(mem is not None and b["rss"] > mem)
         for n in a.cores:
-            dur[n][nid] = run_time(b, j["threads"], n)
+            dur[n][nid] = run_time(b, j["threads"], n, a.shared)
         if j["runtime"] is not None:  # minutes; Slurm's time limit, on the declared threads
             r["runtime"].append(j["runtime"])
-            r["late"] += int(run_time(b, j["threads"], j["threads"]) > 60 * j["runtime"])
+            r["late"] += int(run_time(b, j["threads"], j["threads"], a.shared) > 60 * j["runtime"])
     print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; projection of {' + '.join(a.configs)} "
           f"from {a.measured} ({len(bench)} measured jobs)\n")
     print("| rule | jobs | measured | from fold 1 / scaled | from a sibling job | mean wall s | max wall s | "
