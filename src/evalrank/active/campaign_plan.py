@@ -254,6 +254,12 @@ def extend(previous: Plan, budget: float, mix: float | None = None, shape: float
                 d["whole_pool"], d["exhausted"], d["capped"], s)
 
 
+def _shares(values, n: int) -> bool:
+    """``values`` is a list of ``n`` numbers in [0, 1] (a plan's per-round shares)."""
+    return isinstance(values, list) and len(values) == n and all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in values)
+
+
 def check_plan(p: Plan) -> list[str]:
     """What is wrong with a plan's settings against its pool table and draws (empty: nothing):
     the pool's size, cost, ``f_pool`` and largest weight, the rounds (their budgets add up to
@@ -278,13 +284,10 @@ def check_plan(p: Plan) -> list[str]:
     if s.get("t_star") != rd[0]:
         bad.append(f"t_star {s.get('t_star')!r} is not the first round's draws ({rd[0]})")
     mix = s.get("round_mix")
-    if mix is not None and not (isinstance(mix, list) and len(mix) == len(rb) and all(
-            isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in mix)):
+    if mix is not None and not _shares(mix, len(rb)):
         return bad + ["round_mix must give each round a share of uniform sampling in [0, 1]"]
     shape = s.get("round_shape")
-    if shape is not None and (mix is None or not (
-            isinstance(shape, list) and len(shape) == len(rb) and shape[0] == 1.0 and all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and 0.0 <= x <= 1.0 for x in shape))):
+    if shape is not None and (mix is None or not _shares(shape, len(rb)) or shape[0] != 1.0):
         return bad + ["round_shape must give each round (the first: 1) a share of the model's shape in [0, 1], "
                       "beside round_mix"]
     try:
