@@ -205,7 +205,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     variate that :func:`evalrank.active.adapt.choose_round` picks from the labels before it (fresh
     draws per round, as :func:`evalrank.active.campaign_plan.round_draws` makes them); the finite
     estimate after every label."""
-    from evalrank.active.adapt import choose_round
+    from evalrank.active.adapt import SHAPE_GRID, choose_round
     from evalrank.active.campaign_state import Plan, mixed_rounds
     from evalrank.active.finite import finite_estimate
 
@@ -232,9 +232,9 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
             p = Plan(qids, q, w["costs"], w["f"], w["var"], np.asarray(draws, dtype=np.int64), 0.0, False, False,
                      False, {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes),
                              "round_shape": list(shapes)})
-            lam, sh = choose_round(p, w["L"])
+            lam, sh = choose_round(p, w["L"], SHAPE_GRID if SHAPES else (1.0,))
             mixes.append(lam)
-            shapes.append(sh if SHAPES else 1.0)
+            shapes.append(sh)
     d = np.asarray(draws, dtype=np.int64)
     rounds = np.minimum(np.searchsorted(np.asarray(ends), np.arange(d.size), side="right"), len(ends) - 1)
     qs = mixed_rounds(q, mixes)

@@ -98,6 +98,7 @@ def test_the_shape_share_follows_the_labels():
     assert choose_round(_plan_on(u, good, draws, [1.0]), L)[1] == 1.0   # (q is uniform: any share)
     noise = np.full(m, L.mean()) + rng.normal(0, 2 * L.std(), m)
     assert choose_round(_plan_on(u, noise, draws, [1.0]), L)[1] == 0.0
+    assert choose_round(_plan_on(u, noise, draws, [1.0]), L, (1.0,))[1] == 1.0   # the mix alone
     assert SHAPE_GRID[0] == 1.0 and 0.0 in SHAPE_GRID
 
 

@@ -129,11 +129,12 @@ def round_scales(q_rounds, seq, rounds, values, f) -> np.ndarray:
     return out
 
 
-def choose_round(p, values) -> tuple[float, float]:
+def choose_round(p, values, shapes=SHAPE_GRID) -> tuple[float, float]:
     """The next round's share of uniform sampling and share of the label model's shape in its
     control variate (module docstring) for the plan ``p``
     (:class:`~evalrank.active.campaign_state.Plan`) from ``values``, each pool query's measure
-    (only the labelled queries' are read): the pair of :data:`MIX_GRID` x :data:`SHAPE_GRID` with
+    (only the labelled queries' are read): the pair of :data:`MIX_GRID` x ``shapes`` (default
+    :data:`SHAPE_GRID`; ``(1.0,)``: the share of uniform sampling alone, the full shape kept) with
     the smallest estimated term variance per unit of cost (ties: the smaller share of uniform
     sampling, the larger share of the shape). A plan with no label, or one that covers the whole
     pool, keeps its last round's pair."""
@@ -155,7 +156,7 @@ def choose_round(p, values) -> tuple[float, float]:
     qls = mixed_rounds(p.q, MIX_GRID)
     cost = [float(np.sum(ql * p.costs)) for ql in qls]
     best, choice = np.inf, keep
-    for sh in SHAPE_GRID:
+    for sh in shapes:
         r = residuals(p.f, seq, L, b, sh)
         for lam, ql, c in zip(MIX_GRID, qls, cost):
             crit = max(_term_variance(ql, seq, pi, r), 0.0) * c
