@@ -19,8 +19,22 @@ For each world of ``benchmarks/campaign_worlds.py`` two measurements, with no la
    variate: the Des Raj terms with a constant prediction; under uniform draws this *is* the
    random sample's mean).
 
+3. **Exact, the first round** (``--first-round``; no Monte Carlo): what a plan's first round --
+   drawn before any label, so one rule for every world -- can do. Over a grid of first rounds
+   (a share ``lambda0`` of uniform sampling mixed into ``q``, a control-variate slope ``b0``), the
+   rounds that keep the savings where the model is useful (each useful world's term variance
+   ratio at most the square of the old default's RMSE ratio at 10 labels, :data:`OLD_AT_10`: the
+   first round's 10 labels in a pool of 400 are nearly a with-replacement sample, so RMSE^2 ~
+   term variance / 10); on those, the smallest term variance ratio in each weak world, ``r1``,
+   and a bound on 20 labels, ``2 / (1/r1 + 1/r2)``: the first round's 10 combined at the best
+   weights (inverse variance) with 10 later labels at the best later design of the same family,
+   ``r2`` (the grid's smallest ratio, its mix and slope chosen with hindsight). Above 1: no first round
+   that keeps the useful worlds' savings lets any later rounds of this family reach random
+   sampling at 20 labels (with-replacement term variances; the finite population's correction is
+   the same factor for both sides to first order).
+
     .venv/bin/python benchmarks/campaign_limits.py --excerpt DIR [--campaigns 2000] [--labels 20]
-        [--worlds excerpt43_dcg10,excerpt43_err,two_rankers,...]
+        [--worlds excerpt43_dcg10,excerpt43_err,two_rankers,...] [--first-round]
 
 ``DIR``: the two files of rankeval 0.8.2's sdist (``pip download --no-deps --no-binary rankeval
 rankeval==0.8.2``; ``rankeval/test/data``), needed by the excerpt worlds only.
@@ -58,6 +72,47 @@ def exact_rows(w) -> dict:
     u = np.full(L.size, 1.0 / L.size)
     base = term_variance(u, L)
     return {b: (term_variance(q, L - b * f) / base, term_variance(u, L - b * f) / base) for b in SLOPES}
+
+
+#: the old default's RMSE over random sampling's at 10 labels where the model is useful (one ranker;
+#: benchmarks/RESULTS.md, "The labelling tool in worlds it was not tuned on", 1,000 campaigns)
+OLD_AT_10 = {"skewed_overconfident": 0.133, "skewed_err": 0.277}
+#: the weak worlds the first-round bound is computed for (one ranker, as the useful ones)
+WEAK = ("excerpt43_dcg10", "excerpt43_err", "skewed_uninformative")
+FIRST_MIXES = tuple(round(0.05 * k, 2) for k in range(21))
+FIRST_SLOPES = tuple(round(0.05 * k, 2) for k in range(26))
+
+
+def first_round_grid(w, mixes=FIRST_MIXES, slopes=FIRST_SLOPES) -> np.ndarray:
+    """Part 3 (module docstring): the term variance over random sampling's for each first round,
+    ``(len(mixes), len(slopes))``: draws from ``(1 - lambda0) q + lambda0 / N``, control variate
+    ``b0 f``."""
+    from evalrank.active.campaign_state import mixed_rounds
+
+    L, f = w["L"], w["f"]
+    base = term_variance(np.full(L.size, 1.0 / L.size), L)
+    qs = mixed_rounds(w["q"], list(mixes))
+    return np.array([[term_variance(ql, L - b * f) / base for b in slopes] for ql in qs])
+
+
+def first_round_bound(useful: dict, weak: np.ndarray) -> dict:
+    """Part 3's bound for one weak world. ``useful``: ``{name: (grid, old)}``, each useful world's
+    :func:`first_round_grid` and its old default's RMSE ratio at 10 labels; ``weak``: the weak
+    world's grid (the same mixes and slopes). Returns the number of first rounds that keep every
+    useful world's savings, the smallest ``r1`` among them and where (grid indices), ``r2`` (the
+    smallest of the whole grid: the best later round, chosen with hindsight) and the 20-label bound
+    on the variance and on the RMSE ratio."""
+    ok = np.ones(weak.shape, dtype=bool)
+    for grid, old in useful.values():
+        ok &= grid <= old ** 2
+    if not ok.any():
+        return {"feasible": 0}
+    r1 = np.where(ok, weak, np.inf)
+    at = np.unravel_index(int(np.argmin(r1)), r1.shape)
+    r2 = float(weak.min())
+    var = 2.0 / (1.0 / float(r1[at]) + 1.0 / r2)
+    return {"feasible": int(ok.sum()), "r1": float(r1[at]), "at": (int(at[0]), int(at[1])), "r2": r2,
+            "var": var, "rmse": float(np.sqrt(var))}
 
 
 def retro_estimate(q, seq, values, f, weight) -> np.ndarray:
@@ -119,8 +174,12 @@ def main(argv=None) -> int:
     ap.add_argument("--worlds", default="excerpt43_dcg10,excerpt43_err,excerpt86_dcg10,two_rankers,skewed_overconfident,"
                                         "skewed_uninformative")
     ap.add_argument("--excerpt", help="the folder of rankeval 0.8.2's msn1.fold1.{train,test}.5k.txt")
+    ap.add_argument("--first-round", action="store_true",
+                    help="part 3 only: the exact bound on a first round that keeps the useful worlds' savings")
     a = ap.parse_args(argv)
     cw = _worlds_module()
+    if a.first_round:
+        return _first_round_main(cw, a)
     names = a.worlds.split(",")
     specs = dict(cw.generated_worlds(a.seed))
     if any(n.startswith("excerpt") for n in names):
@@ -162,6 +221,34 @@ def main(argv=None) -> int:
                         for n in LOOKS if n <= e.shape[1] and n < N]
                 cells.append(", ".join(f"{v:.3f}" for v in vals))
             print(f"| {name} | {design} | " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+def _first_round_main(cw, a) -> int:
+    """Part 3's table (module docstring)."""
+    if not a.excerpt:
+        raise SystemExit("campaign_limits.py: --first-round needs --excerpt DIR (its weak worlds are the excerpt's)")
+    specs = dict(cw.generated_worlds(a.seed))
+    specs.update(cw.excerpt_worlds(a.excerpt))
+    grids = {}
+    for name in (*OLD_AT_10, *WEAK):
+        pool, grades, measure = specs[name]
+        grids[name] = first_round_grid(cw.world_arrays(pool, grades, measure))
+    useful = {n: (grids[n], OLD_AT_10[n]) for n in OLD_AT_10}
+    print("first rounds kept: each useful world's term variance ratio <= (old RMSE ratio at 10)^2: "
+          + ", ".join(f"{n} {o}^2" for n, o in OLD_AT_10.items()))
+    print()
+    print("| weak world | tool's first round (lambda0 0, b0 1) | best kept first round r1 (lambda0, b0) "
+          "| best later r2 | 20 labels: variance / RMSE over random sampling's |")
+    print("|---|---:|---|---:|---|")
+    for n in WEAK:
+        b = first_round_bound(useful, grids[n])
+        if not b["feasible"]:
+            print(f"| {n} | -- | no first round keeps the savings | -- | -- |")
+            continue
+        lam, b0 = FIRST_MIXES[b["at"][0]], FIRST_SLOPES[b["at"][1]]
+        print(f"| {n} | {grids[n][0, FIRST_SLOPES.index(1.0)]:.3f} | {b['r1']:.3f} ({lam}, {b0}) | {b['r2']:.3f} "
+              f"| {b['var']:.3f} / **{b['rmse']:.3f}** |", flush=True)
     return 0
 
 

@@ -3,7 +3,8 @@ every label, RMSE against a simple random sample without replacement, width.
 
     .venv/bin/python benchmarks/campaign_worlds.py [--campaigns 1000] [--labels 100] [--seed 2048]
         [--worlds skewed_overconfident,skewed_uninformative,two_rankers,...] [--block 5]
-        [--adaptive-only] [--no-shape] [--excerpt DIR] [--out FILE]
+        [--adaptive-only] [--no-shape] [--first-mix L] [--first-shape S] [--later-srs]
+        [--excerpt DIR] [--out FILE]
 
 Worlds (each a pool, a label model, a measure, costs):
 
@@ -22,6 +23,11 @@ Worlds (each a pool, a label model, a measure, costs):
   test excerpt, 43 queries; both files, 86), the grade probabilities of a LightGBM multiclass
   model trained on the other file (for 86: each file's on the other), ranked by that model's
   expected grade; DCG@10 and ERR. Needs ``--excerpt DIR`` (the two files).
+- ``excerpt43_flat_dcg10`` / ``excerpt86_flat_dcg10``: the same pools with no model (every
+  document the training file's grade frequencies), DCG@10.
+- ``excerpt43_vs_bm25_dcg10`` / ``excerpt86_vs_bm25_dcg10``: two real rankers, the model's
+  ranking minus BM25's (MSLR feature 110, the whole document), with the model's probabilities;
+  DCG@10 difference.
 
 Per campaign (seed ``s``): the plan's draws from ``q`` (the tool's defaults: q* with the floor
 0.05; :func:`evalrank.active.campaign_plan.plan`'s distribution), as many as it takes to label
@@ -37,7 +43,10 @@ Per campaign (seed ``s``): the plan's draws from ``q`` (the tool's defaults: q* 
   (:func:`adaptive_campaign`: a first round of 10 labels from ``q``, then rounds of ``--block``,
   each round's share of uniform sampling and share of the model's shape chosen from the labels
   before it; ``--no-shape``: every round's shape share 1, the design before it;
-  ``--adaptive-only``: this design alone).
+  ``--adaptive-only``: this design alone; ``--first-mix`` / ``--first-shape``: the first round's
+  share of uniform sampling and of the model's shape, 0 and 1 by default -- the tool's first
+  round -- and 1 and 0 for a first round that is a simple random sample; ``--later-srs``: every
+  later round random sampling's, whatever the labels say).
 
 Coverage at a look: the pool's value within the interval; simultaneous: at every look from the
 10th label on. RMSE against ``sqrt((1 - n/N) S^2 / n)`` (a simple random sample of ``n`` of the
@@ -56,12 +65,17 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
+#: MSLR-WEB30K's feature 110 (1-based): BM25 of the whole document
+BM25_WHOLE = 109
 LOOKS = (10, 20, 50, 100)
 #: the adaptive design's weights per round ("labels": evalrank.active.adapt.round_scales; None: 1)
 ROUND_SCALE = "labels"
 #: whether the adaptive design's later rounds take the shape share choose_round picks (False: 1, the
 #: design before the shape share)
 SHAPES = True
+#: every round after the first drawn uniformly with a constant control variate (random sampling's
+#: terms; ``--later-srs``): what the later rounds of a design give once they ignore the model
+LATER_SRS = False
 
 
 def _unseen():
@@ -141,12 +155,14 @@ def excerpt_worlds(folder) -> dict:
         parts.append((test, model_probs(train, test)))
     worlds = {}
     for name, use in (("excerpt43", parts[:1]), ("excerpt86", parts)):
-        offs, probs, grades, order, qids, base = [0], [], [], [], [], 0
+        offs, probs, grades, order, order_bm25, qids, base = [0], [], [], [], [], [], 0
         for c, p in use:
             eg = p @ np.arange(5)
+            bm25 = c.features[:, BM25_WHOLE]
             for j in range(len(c.offsets) - 1):
                 a, b = int(c.offsets[j]), int(c.offsets[j + 1])
                 order.append(base + np.argsort(-eg[a:b], kind="stable"))
+                order_bm25.append(base + np.argsort(-bm25[a:b], kind="stable"))
                 base += b - a
                 offs.append(base)
                 qids.append(f"{name}-{len(qids)}")
@@ -158,6 +174,14 @@ def excerpt_worlds(folder) -> dict:
         g = np.concatenate(grades)
         worlds[f"{name}_dcg10"] = (pool, g, "dcg@10")
         worlds[f"{name}_err"] = (pool, g, "err")
+        # no model: every document the training file's grade frequencies
+        freq = np.bincount(files[0].labels.astype(np.int64), minlength=5)[:5] / files[0].labels.size
+        flat = Pool(qids, offsets, np.tile(freq, (g.size, 1)), pool.order_a, np.ones(len(qids)))
+        worlds[f"{name}_flat_dcg10"] = (flat, g, "dcg@10")
+        # two real rankers: the model's ranking minus BM25's (whole document)
+        pair = Pool(qids, offsets, pool.probs, pool.order_a, np.ones(len(qids)),
+                    order_b=np.concatenate(order_bm25).astype(np.int64))
+        worlds[f"{name}_vs_bm25_dcg10"] = (pair, g, "dcg@10")
     return worlds
 
 
@@ -198,7 +222,8 @@ def draws_until(q, n_labels: int, rng) -> np.ndarray:
     return np.asarray(out, dtype=np.int64)
 
 
-def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int = 10) -> dict:
+def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int = 10, first_mix: float = 0.0,
+                      first_shape: float = 1.0) -> dict:
     """The default with the plan corrected by the labels (``plan --continue --run --qrels``): a
     first round of ``first`` labels from ``q``, then rounds of ``block`` labels, each from ``q``
     mixed with the share of uniform sampling and with the share of the model's shape in the control
@@ -213,7 +238,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
     q = w["q"]
     N = q.size
     n_labels = min(n_labels, N)
-    draws, ends, mixes, shapes, labelled = [], [], [0.0], [1.0], set()
+    draws, ends, mixes, shapes, labelled = [], [], [first_mix], [first_shape], set()
     qids = [str(i) for i in range(N)]
     while len(labelled) < n_labels:
         qr = mixed_rounds(q, mixes[-1:])[0]
@@ -232,7 +257,7 @@ def adaptive_campaign(w: dict, n_labels: int, seed: int, block: int, first: int 
             p = Plan(qids, q, w["costs"], w["f"], w["var"], np.asarray(draws, dtype=np.int64), 0.0, False, False,
                      False, {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes),
                              "round_shape": list(shapes)})
-            lam, sh = choose_round(p, w["L"], SHAPE_GRID if SHAPES else (1.0,))
+            lam, sh = (1.0, 0.0) if LATER_SRS else choose_round(p, w["L"], SHAPE_GRID if SHAPES else (1.0,))
             mixes.append(lam)
             shapes.append(sh)
     d = np.asarray(draws, dtype=np.int64)
@@ -315,12 +340,22 @@ def main(argv=None) -> int:
                     help="run the adaptive design alone (not today's one-q default nor the old one)")
     ap.add_argument("--no-shape", action="store_true",
                     help="the adaptive design without the shape share (every round's 1: the design before it)")
+    ap.add_argument("--first-mix", type=float, default=0.0,
+                    help="the adaptive design's first round: its share of uniform sampling in [0, 1] (the tool's: 0)")
+    ap.add_argument("--first-shape", type=float, default=1.0,
+                    help="the adaptive design's first round: its share of the model's shape in [0, 1] (the tool's: 1)")
+    ap.add_argument("--later-srs", action="store_true",
+                    help="the adaptive design with every later round random sampling's (share of uniform 1, of the shape 0)")
     ap.add_argument("--out", default=str(HERE / "out" / "campaign_worlds.csv"))
     a = ap.parse_args(argv)
+    for name in ("first_mix", "first_shape"):
+        if not 0.0 <= getattr(a, name) <= 1.0:
+            ap.error(f"--{name.replace('_', '-')} must be in [0, 1], got {getattr(a, name)}")
     if a.adaptive_only and a.block <= 0:
         ap.error("--adaptive-only needs --block > 0")
-    global SHAPES
+    global SHAPES, LATER_SRS
     SHAPES = not a.no_shape
+    LATER_SRS = a.later_srs
     worlds = generated_worlds(a.seed)
     if a.excerpt:
         worlds.update(excerpt_worlds(a.excerpt))
@@ -336,7 +371,7 @@ def main(argv=None) -> int:
         for s in range(a.campaigns):
             r = {} if a.adaptive_only else campaign(w, a.labels, s)
             if a.block > 0:
-                r.update(adaptive_campaign(w, a.labels, s, a.block))
+                r.update(adaptive_campaign(w, a.labels, s, a.block, first_mix=a.first_mix, first_shape=a.first_shape))
             runs.append(r)
             if (s + 1) % 100 == 0:
                 print(f"{name}: {s + 1}/{a.campaigns} campaigns, {time.perf_counter() - t0:.0f} s", file=sys.stderr)

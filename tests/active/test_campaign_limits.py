@@ -79,3 +79,41 @@ def test_retro_slope_is_the_weighted_least_squares_one(limits):
     means = phis @ a / a.sum()
     spread = ((phis - means[:, None]) ** 2) @ a
     assert got[k - 1] == pytest.approx(means[np.argmin(spread)], abs=1e-4 * np.abs(L).max())
+
+
+def test_first_round_grid_is_the_term_variance_of_each_mixed_round(limits):
+    """Part 3's grid, brute force: the variance over draws from ``(1 - lambda0) q + lambda0 / N`` of
+    ``(L - b0 f) / q_lambda0``, over the variance of ``L / u`` under uniform draws."""
+    f, L = _pool(6, N=11)
+    rng = np.random.default_rng(7)
+    q = rng.random(L.size) + 0.1
+    q /= q.sum()
+    mixes, slopes = (0.0, 0.4, 1.0), (0.0, 0.7, 1.2)
+    got = limits.first_round_grid({"L": L, "f": f, "q": q}, mixes, slopes)
+    u = np.full(L.size, 1.0 / L.size)
+
+    def var(p, v):
+        return float(np.sum(p * (v - np.sum(p * v)) ** 2))
+
+    base = var(u, L / u)
+    for i, lam in enumerate(mixes):
+        ql = (1 - lam) * q + lam * u
+        for j, b in enumerate(slopes):
+            assert got[i, j] == pytest.approx(var(ql, (L - b * f) / ql) / base, rel=1e-10)
+    assert got[2, 0] == pytest.approx(1.0)      # uniform draws, no control variate: random sampling
+
+
+def test_first_round_bound_searches_only_the_rounds_that_keep_the_savings(limits):
+    """The bound's minimum is over the cells where every useful world stays under its old ratio
+    squared (checked cell by cell), the later round the whole grid's best, combined at inverse
+    variance; no such cell: nothing to bound."""
+    rng = np.random.default_rng(8)
+    use1, use2, weak = rng.uniform(0.0, 0.1, (3, 5)), rng.uniform(0.0, 0.2, (3, 5)), rng.uniform(0.8, 1.4, (3, 5))
+    got = limits.first_round_bound({"a": (use1, 0.25), "b": (use2, 0.35)}, weak)
+    cells = [(i, j) for i in range(3) for j in range(5) if use1[i, j] <= 0.0625 and use2[i, j] <= 0.1225]
+    assert got["feasible"] == len(cells) > 0
+    i, j = min(cells, key=lambda c: weak[c])
+    assert got["at"] == (i, j) and got["r1"] == weak[i, j] and got["r2"] == weak.min()
+    assert got["var"] == pytest.approx(2 / (1 / weak[i, j] + 1 / weak.min()))
+    assert got["rmse"] == pytest.approx(np.sqrt(got["var"]))
+    assert limits.first_round_bound({"a": (use1 + 1.0, 0.25)}, weak) == {"feasible": 0}
