@@ -145,7 +145,8 @@ rule active_mc:
         f"{RESULTS}/fold{{fold}}/sawade2012/{{experiment}}/shard{{shard}}.npz",
     params:
         opts=flags(budgets=ACT["budgets"], repetitions=ACT["repetitions"], shards=ACT["shards"], seed=config["seed"],
-                   campaign_repetitions=ACT["campaign"]["repetitions"], campaign_budgets=ACT["campaign"]["budgets"],
+                   campaign_repetitions=ACT["campaign"]["repetitions"],
+                   rounds_repetitions=ACT["campaign"]["rounds_repetitions"], campaign_budgets=ACT["campaign"]["budgets"],
                    epsilons=ACT["campaign"]["epsilons"], tune_budget=ACT["campaign"]["tune_budget"],
                    level=ACT["coverage_level"]),
     log:

@@ -154,12 +154,14 @@ def choose_round(p, values, shapes=SHAPE_GRID) -> tuple[float, float]:
     L = values[seq]
     b = control_slope(p.f, seq, L)
     qls = mixed_rounds(p.q, MIX_GRID)
-    cost = [float(np.sum(ql * p.costs)) for ql in qls]
+    cost = np.array([float(np.sum(ql * p.costs)) for ql in qls])
+    at_seq = pi[None, :] * qls[:, seq]          # (mixes, n): _term_variance's denominators, every mix at once
+    n = seq.size
     best, choice = np.inf, keep
     for sh in shapes:
         r = residuals(p.f, seq, L, b, sh)
-        for lam, ql, c in zip(MIX_GRID, qls, cost):
-            crit = max(_term_variance(ql, seq, pi, r), 0.0) * c
-            if crit < best:
-                best, choice = crit, (float(lam), float(sh))
+        crit = np.maximum(np.sum(r * r / at_seq, axis=1) / n - (np.sum(r / pi) / n) ** 2, 0.0) * cost
+        j = int(np.argmin(crit))                 # the first of equals: the smaller share of uniform sampling
+        if crit[j] < best:
+            best, choice = float(crit[j]), (float(MIX_GRID[j]), float(sh))
     return choice

@@ -182,3 +182,53 @@ def test_on_the_asymptotic_studys_stream_a_difference_labels_the_same_draws():
     other = campaignstudy.simulate_finite(s, "dcg", difference=True, epsilon=0.05, **kw)
     assert np.array_equal(same["draws_finite"], camp["draws_1"])
     assert not np.array_equal(other["draws_finite"], camp["draws_1"])
+
+
+def test_rounds_continue_the_plan_with_the_labels_as_the_tool_does():
+    """simulate_rounds: each campaign is rounds_campaign on its own stream. Round k's new queries cost
+    at most the k-th budget in all; each later round's shares are choose_round's on the plan of the
+    rounds before it (the tool's ``plan --continue --qrels``); at each budget the interval is
+    finite_estimate's on those draws with those rounds (their q, weights from earlier labels, shape
+    shares); a whole-pool budget is exact."""
+    from evalrank import seeds
+    from evalrank.active.adapt import choose_round
+    from evalrank.active.campaign_state import Plan, mixed_rounds
+    from evalrank.active.estimate import default_max_draws
+    from evalrank.active.finite import finite_estimate
+    from evalrank.active.sampling import instrumental
+
+    s = _setup(2)
+    m = s["values_dcg"].size
+    s["range_lo_dcg"], s["range_hi_dcg"] = np.zeros(m), np.full(m, 80.0)
+    L, f, v, costs = s["values_dcg"], s["pred_mean_dcg"], s["pred_var_dcg"], s["costs"]
+    budgets = [5.0, 10.0, 30.0, 60.0, 1e6]
+    out = campaignstudy.simulate_rounds(s, "dcg", difference=False, epsilon=0.05, budgets=budgets,
+                                        repetitions=range(6), seed=3, stream=("t",))
+    q = defensive(instrumental(v, costs), 0.05)
+    truth = L.mean()
+    moved = 0
+    for r in range(6):
+        d, ends, mixes, shapes = campaignstudy.rounds_campaign(q, costs, L, f, v, budgets[:4],
+                                                               seeds.rng(3, "t", "rounds", r),
+                                                               max_draws=default_max_draws(m))
+        assert np.array_equal(out["draws_finite_rounds"][r], [*ends, ends[-1]])
+        for e, b in zip(ends, budgets):
+            assert costs[np.unique(d[:e])].sum() <= b + 1e-9
+        for k in range(1, ends.size):
+            before = Plan([str(i) for i in range(m)], q, costs, f, v, d[:ends[k - 1]], 0.0, False, False, False,
+                          {"round_draws": ends[:k].tolist(), "rounds": k, "round_mix": mixes[:k],
+                           "round_shape": shapes[:k]})
+            assert (mixes[k], shapes[k]) == choose_round(before, L)
+        moved += any(x > 0 for x in mixes) or any(x < 1 for x in shapes)
+        labels_at = [np.unique(d[:c]).size for c in ends]
+        of = np.minimum(np.searchsorted(ends, np.arange(d.size), side="right"), ends.size - 1)
+        ref = finite_estimate(mixed_rounds(q, mixes), d, L, f, s["range_lo_dcg"], s["range_hi_dcg"],
+                              t_star=max(labels_at[0], 2), draw_rounds=of, adapted=True, round_scale="labels",
+                              round_shape=shapes)
+        for j in range(4):
+            k = labels_at[j] - 1
+            assert out["estimate_finite_rounds_cs"][r, j] == pytest.approx(ref["estimate"][k], rel=1e-12)
+            assert (out["low_finite_rounds_cs"][r, j], out["high_finite_rounds_cs"][r, j]) == pytest.approx(
+                (ref["ci_low"][k], ref["ci_high"][k]), rel=1e-12)
+        assert out["low_finite_rounds_cs"][r, 4] == out["high_finite_rounds_cs"][r, 4] == pytest.approx(truth)
+    assert moved > 0      # the labels moved some campaign off the plan's q or the model's full shape

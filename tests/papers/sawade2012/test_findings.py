@@ -183,9 +183,10 @@ def test_requires_are_active_outputs(rel):
 
 
 def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.9, n=2000, today_sim=0.55, fin_sim=0.97,
-              fin_width=0.9, fin_rmse=0.95):
-    """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination, and
-    the tool's default (the finite-population estimator, the default floor: ``default`` rows)."""
+              fin_width=0.9, fin_rmse=0.95, rounds_sim=0.965, rounds=True):
+    """A crafted campaign_coverage.csv: two cells, floors 0 and the default, every combination, the
+    tool's default (the finite-population estimator, the default floor: ``default`` rows) and, with
+    ``rounds``, the same continued with the labels (``finite_rounds`` rows)."""
     from evalrank.active.campaign import DEFAULT_EPSILON
     from evalrank.active.estimators import default_estimator
     from evalrank.papers.sawade2012.campaignstudy import COMBOS
@@ -213,6 +214,9 @@ def _campaign(cov=0.995, sim10=0.955, sim50=0.965, width=1.6, rmse=0.9, n=2000, 
                          "campaigns": n, "coverage": 0.999, "simultaneous": fin_sim if b == 10 else 0.99,
                          "mean_width": fin_width if b == 100 else 5.0, "width_vs_today": 1.0, "rmse": 0.1 * fin_rmse,
                          "rmse_vs_eq6": 0.9, "rmse_vs_today": 0.9, "bias": 0.0, "mean_draws": b})
+            if rounds:
+                rows.append({**rows[-1], "estimator": "finite_rounds", "default": False,
+                             "simultaneous": rounds_sim if b == 10 else 0.99, "rmse": 0.1 * fin_rmse * 0.9})
     return pd.DataFrame(rows)
 
 
@@ -285,30 +289,43 @@ def test_the_tools_default_is_judged_beside_the_asymptotic_sequence(tmp_path):
     """The finite-population default's claim reads the default rows of campaign_coverage.csv:
     reproduced where it covers and its width and RMSE stay within their targets against the
     asymptotic sequence's rows; not reproduced when its simultaneous coverage drops below."""
-    f = _by(_campaign_items(tmp_path), "at each look at once")
+    f = _by(_campaign_items(tmp_path), "as wide as the asymptotic")
     assert f.verdict == "reproduced" and "97.0 %" in f.ours and "0.9–0.9× the asymptotic" in f.ours, f
-    assert _by(_campaign_items(tmp_path / "b", fin_sim=0.9), "at each look at once").verdict == "not reproduced"
-    assert _by(_campaign_items(tmp_path / "c", fin_width=1.5), "at each look at once").verdict == "not reproduced"
-    assert _by(_campaign_items(tmp_path / "d", fin_rmse=1.2), "at each look at once").verdict == "not reproduced"
+    assert _by(_campaign_items(tmp_path / "b", fin_sim=0.9), "as wide as the asymptotic").verdict == "not reproduced"
+    assert _by(_campaign_items(tmp_path / "c", fin_width=1.5), "as wide as the asymptotic").verdict == "not reproduced"
+    assert _by(_campaign_items(tmp_path / "d", fin_rmse=1.2), "as wide as the asymptotic").verdict == "not reproduced"
     # the highest RMSE ratio within its resolution of 1.0: this run cannot tell
-    near = _by(_campaign_items(tmp_path / "e", fin_rmse=1.01), "at each look at once")
+    near = _by(_campaign_items(tmp_path / "e", fin_rmse=1.01), "as wide as the asymptotic")
     assert near.verdict == "not tested" and near.reason.startswith("not tested (resolution ")
     assert "the highest RMSE ratio" in near.reason
+
+
+def test_the_default_continued_with_the_labels_is_judged_on_its_every_look_coverage(tmp_path):
+    """The rounds' claim reads the finite_rounds rows: reproduced at or above 95 % simultaneous from
+    the smallest budget in the worst cell, not reproduced below it beyond 2 se, not tested within
+    them and without rows; its RMSE against the one-plan default's is reported only."""
+    f = _by(_campaign_items(tmp_path), "continued with the labels")
+    assert f.verdict == "reproduced" and "96.5 %" in f.ours and "0.9–0.9× the one-plan default's" in f.ours, f
+    assert _by(_campaign_items(tmp_path / "b", rounds_sim=0.9), "continued with the labels").verdict == "not reproduced"
+    near = _by(_campaign_items(tmp_path / "c", rounds_sim=0.947), "continued with the labels")
+    assert near.verdict == "not tested" and near.reason.startswith("not tested (resolution ")
+    none = _by(_campaign_items(tmp_path / "d", rounds=False), "continued with the labels")
+    assert none.verdict == "not tested" and "no campaigns of the default continued" in none.reason
 
 
 def test_the_defaults_rmse_miss_states_its_bias_share(tmp_path):
     """Issue 51 item 2: where the default's RMSE misses, the cell's bias against its RMSE (from the
     campaign table) says whether the excess is variance or bias; the rest: 'cause not measured'."""
-    f = _by(_campaign_items(tmp_path / "a", fin_rmse=1.2), "at each look at once")
+    f = _by(_campaign_items(tmp_path / "a", fin_rmse=1.2), "as wide as the asymptotic")
     assert f.verdict == "not reproduced"
     assert "the default's bias is 0 against an RMSE of 0.12 (bias² 0.0 % of the mean squared error)" in f.reason
     assert "the excess is its variance at that budget; why the variance is larger there: cause not measured" in f.reason
     t = _campaign(fin_rmse=1.2)
     t.loc[t["default"].astype(bool), "bias"] = 0.1  # bias 0.1 of an RMSE 0.12: bias² 69 % of the MSE
     t.to_csv(tmp_path / "a" / "sawade2012" / "campaign_coverage.csv", index=False)
-    f = _by(sawade.findings(Outputs(tmp_path / "a")), "at each look at once")
+    f = _by(sawade.findings(Outputs(tmp_path / "a")), "as wide as the asymptotic")
     assert "(bias² 69.4 % of the mean squared error), so the excess is mostly its bias" in f.reason
-    f = _by(_campaign_items(tmp_path / "b"), "at each look at once")
+    f = _by(_campaign_items(tmp_path / "b"), "as wide as the asymptotic")
     assert f.verdict == "reproduced" and "cause" not in f.reason
 
 

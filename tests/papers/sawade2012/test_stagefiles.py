@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from evalrank import io
+from evalrank.active.campaign_plan import DEFAULT_EPSILON
 from evalrank.active.sampling import METHODS
 from evalrank.data.collection import Collection
+from evalrank.papers.sawade2012.campaignstudy import simulate_rounds
 from evalrank.papers.sawade2012.experiments import Experiment, setup_experiment, setup_file
 from evalrank.papers.sawade2012.montecarlo import shard_file, simulate, standard_errors
 from evalrank.papers.sawade2012.report import summarize, summary_files
@@ -79,13 +81,13 @@ def test_setup_file_refuses_bad_arguments(tmp_path):
     assert not (tmp_path / "s.npz").exists()
 
 
-def _shards(tmp_path, setup, n, campaigns=0):
+def _shards(tmp_path, setup, n, campaigns=0, rounds=0):
     paths = []
     for k in range(n):
         paths.append(tmp_path / f"{n}" / f"shard{k}.npz")
         shard_file(setup, budgets=[2.0, 5.0, 50.0], repetitions=6, shard=k, shards=n, seed=5,
-                   campaign_repetitions=campaigns, campaign_budgets=[2.0, 5.0], epsilons=[0.0, 0.05], tune_budget=5.0,
-                   level=0.9, output=paths[-1])
+                   campaign_repetitions=campaigns, rounds_repetitions=rounds, campaign_budgets=[2.0, 5.0],
+                   epsilons=[0.0, 0.05], tune_budget=5.0, level=0.9, output=paths[-1])
     return paths
 
 
@@ -116,9 +118,32 @@ def test_shard_file_runs_the_campaign_study_except_on_training_sizes(tmp_path):
     assert "campaign_budgets" not in io.load_arrays(_shards(tmp_path / "sizes", sizes, 1, campaigns=4)[0])
 
 
+def test_the_rounds_study_runs_campaigns_spread_over_the_shards(tmp_path):
+    """rounds_repetitions: that many of the campaigns, spread evenly so each shard gets its share, also
+    continued with the labels (simulate_rounds on the study's stream): the same arrays from one shard
+    or three; none at 0."""
+    from evalrank.papers.sawade2012.montecarlo import rounds_campaigns
+
+    assert rounds_campaigns(5, 3) == {0, 1, 3} and rounds_campaigns(4, 9) == {0, 1, 2, 3} and rounds_campaigns(4, 0) == set()
+    assert rounds_campaigns(2000, 1000) == set(range(0, 2000, 2))
+    setup, _, _ = _setup(tmp_path)
+    key = "camp_err_estimate_finite_rounds_cs"
+    one = io.load_arrays(_shards(tmp_path, setup, 1, campaigns=5, rounds=3)[0])
+    three = [io.load_arrays(p) for p in _shards(tmp_path, setup, 3, campaigns=5, rounds=3)]
+    assert one[key].shape == (3, 2) and one["camp_err_estimate_finite_cs"].shape == (5, 2)
+    np.testing.assert_array_equal(np.concatenate([t[key] for t in three if key in t]), one[key])
+    s = io.load_arrays(setup)
+    meta = json.loads(str(s["meta"]))
+    want = simulate_rounds(s, "err", difference=meta["kind"] != "estimate", epsilon=DEFAULT_EPSILON,
+                           budgets=[2.0, 5.0], repetitions=[0, 1, 3], seed=5,
+                           stream=("active-campaign", meta["experiment"], meta["fold"], "err"), level=0.9)
+    np.testing.assert_array_equal(one[key], want["estimate_finite_rounds_cs"])
+    assert key not in io.load_arrays(_shards(tmp_path / "none", setup, 1, campaigns=5)[0])
+
+
 def test_summary_files_write_the_merged_tables(tmp_path):
     setup, _, _ = _setup(tmp_path)
-    shards = _shards(tmp_path, setup, 2, campaigns=4)
+    shards = _shards(tmp_path, setup, 2, campaigns=4, rounds=4)
     out = tmp_path / "summary"
     summary_files(setups=[setup], shards=shards, reference_budget=5.0, train_size_budget=5.0, level=0.9, out_dir=out)
     curves, _ = summarize([setup], shards)
@@ -127,4 +152,6 @@ def test_summary_files_write_the_merged_tables(tmp_path):
     for name in ("savings.csv", "coverage.csv", "campaign_coverage.csv", "label_model_check.csv", "fig2_err.png",
                  "costs.png", "coverage.png"):
         assert (out / name).exists(), name
-    assert len(pd.read_csv(out / "campaign_coverage.csv")) > 0
+    camp = pd.read_csv(out / "campaign_coverage.csv")
+    assert len(camp) > 0 and (camp.loc[camp["estimator"] == "finite_rounds", "campaigns"] == 4).all()
+    assert (camp["estimator"] == "finite_rounds").sum() == (camp["default"]).sum() > 0

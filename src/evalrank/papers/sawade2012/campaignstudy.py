@@ -35,7 +35,8 @@ from evalrank.active.estimate import default_max_draws, query_cdf
 from evalrank.papers.sawade2012.montecarlo import _inverse_cdf, guide_table
 from evalrank.seeds import stream_rngs
 
-__all__ = ["COMBOS", "STATS", "FINITE", "campaign_draws", "simulate_campaigns", "simulate_finite", "offset_share",
+__all__ = ["COMBOS", "STATS", "FINITE", "ROUNDS", "campaign_draws", "simulate_campaigns", "simulate_finite",
+           "simulate_rounds", "rounds_campaign", "offset_share",
            "first_order_ratio", "in_campaign_study"]
 
 #: (estimator, interval) pairs of the study; the tool's default is the confidence sequence with
@@ -270,6 +271,28 @@ def simulate_campaigns(setup, measure: str, *, epsilons, budgets, repetitions, s
     return out
 
 
+def _plan_inputs(setup, measure: str, difference: bool, epsilon: float):
+    """What the tool's default needs of one experiment's setup for ``measure``: costs, the pool's
+    values, the label model's means and variances, each query's measure range, the truth, and the
+    plan's ``q`` (one ranker: the control variate's q*, ``sqrt(Var / cost)``; a difference: eq.
+    12's, the setup's) under the floor ``epsilon``."""
+    from evalrank.active.sampling import defensive, instrumental
+
+    costs = np.asarray(setup["costs"], dtype=np.float64)
+    L, f, v, lo, hi = (np.asarray(setup[f"{k}_{measure}"], dtype=np.float64)
+                       for k in ("values", "pred_mean", "pred_var", "range_lo", "range_hi"))
+    q = defensive(setup[f"q_{measure}_active"] if difference else instrumental(v, costs), float(epsilon))
+    return costs, L, f, v, lo, hi, float(setup[f"truth_{measure}"]), q
+
+
+def _labels_after(d) -> np.ndarray:
+    """The number of distinct queries labelled after each draw of ``d``."""
+    _, at = np.unique(d, return_index=True)
+    new = np.zeros(d.size, dtype=np.int64)
+    new[at] = 1
+    return np.cumsum(new)
+
+
 #: the study's key of the tool's default: the finite-population estimator and its confidence
 #: sequence (:mod:`evalrank.active.finite`), at the default floor only
 FINITE = ("finite", "cs")
@@ -289,19 +312,11 @@ def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, bu
     the labels at ``tune_budget``). Returns :data:`STATS` keyed ``finite_cs`` and ``draws_finite``."""
     from evalrank._jit import THRESHOLD, need
     from evalrank.active.finite import finite_estimate
-    from evalrank.active.sampling import defensive, instrumental
 
     budgets = np.asarray(budgets, dtype=np.float64)
     tb = int(np.flatnonzero(np.isclose(budgets, tune_budget))[0])
-    costs = np.asarray(setup["costs"], dtype=np.float64)
-    L = np.asarray(setup[f"values_{measure}"], dtype=np.float64)
-    f = np.asarray(setup[f"pred_mean_{measure}"], dtype=np.float64)
-    v = np.asarray(setup[f"pred_var_{measure}"], dtype=np.float64)
-    lo = np.asarray(setup[f"range_lo_{measure}"], dtype=np.float64)
-    hi = np.asarray(setup[f"range_hi_{measure}"], dtype=np.float64)
-    truth = float(setup[f"truth_{measure}"])
+    costs, L, f, v, lo, hi, truth, q = _plan_inputs(setup, measure, difference, epsilon)
     m = L.size
-    q = defensive(setup[f"q_{measure}_active"] if difference else instrumental(v, costs), float(epsilon))
     D, valid, counts = _draw_matrix(q, costs, budgets, list(stream_rngs(seed, (*stream, draw_stream),
                                                                         list(repetitions))), default_max_draws(m))
     need(THRESHOLD)   # thousands of campaigns: the compiled kernels
@@ -313,14 +328,7 @@ def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, bu
         if n == 0:
             continue
         d = D[i, :n]
-        seen = np.zeros(m, dtype=bool)
-        labelled = np.empty(n, dtype=np.int64)        # distinct labels after each draw
-        k = 0
-        for j, x in enumerate(d.tolist()):
-            if not seen[x]:
-                seen[x] = True
-                k += 1
-            labelled[j] = k
+        labelled = _labels_after(d)
         t_star = int(labelled[max(int(counts[i, tb]) - 1, 0)])
         r = finite_estimate(q, d, L, f, lo, hi, level=level, t_star=max(t_star, 2))
         idx = labelled - 1
@@ -328,6 +336,118 @@ def simulate_finite(setup, measure: str, *, difference: bool, epsilon: float, bu
     whole = budgets >= costs.sum()
     out = _at_budgets_bounds(est, low, high, truth, valid, counts, whole, "finite_cs")
     out["draws_finite"] = counts
+    return out
+
+
+#: the study's key of the tool's default continued with the labels after each budget of the grid
+#: (``plan --continue PLAN --run RUN --qrels LABELS``: :mod:`evalrank.active.adapt`)
+ROUNDS = ("finite_rounds", "cs")
+
+
+def _round(cdf, costs, budget: float, seen, state: list, gen: np.random.Generator, out: list, max_draws: int) -> None:
+    """Append one round's draws to ``out``: inverse-CDF draws under ``cdf`` until the first new
+    query the cumulative ``budget`` cannot pay for (its uniform is dropped: the next round starts
+    on fresh ones, as :func:`evalrank.active.campaign_plan.round_draws` does), ``max_draws`` draws
+    in all, or every query labelled. ``seen`` marks the labelled queries; ``state`` is ``[spent,
+    queries not yet labelled]``."""
+    from evalrank.active.estimate import draws_from_cdf
+
+    while len(out) < max_draws and state[1] > 0:
+        for x in draws_from_cdf(cdf, gen.random(64)).tolist():
+            if not seen[x]:
+                if state[0] + costs[x] > budget:
+                    return
+                seen[x] = True
+                state[0] += costs[x]
+                state[1] -= 1
+            out.append(x)
+            if len(out) >= max_draws or state[1] == 0:
+                return
+
+
+def rounds_campaign(q, costs, values, f, var, round_budgets, gen: np.random.Generator, *,
+                    max_draws: int) -> tuple[np.ndarray, np.ndarray, list, list]:
+    """One campaign of :func:`simulate_rounds`: the draws, the draw count at the end of each round
+    (round ``k`` spends up to ``round_budgets[k]``, cumulative), and each round's share of uniform
+    sampling and of the model's shape (the first round's 0 and 1; each later one's
+    :func:`evalrank.active.adapt.choose_round` on the plan of the rounds before it, as ``plan
+    --continue --qrels`` builds it, with ``values`` the pool's measures: only the labelled ones
+    are read)."""
+    from evalrank.active.adapt import choose_round
+    from evalrank.active.campaign_state import Plan, mixed_rounds
+    from evalrank.active.estimate import query_cdf
+
+    q = np.asarray(q, dtype=np.float64)
+    costs = np.asarray(costs, dtype=np.float64)
+    m = q.size
+    qids = [str(i) for i in range(m)]
+    seen = np.zeros(m, dtype=bool)
+    state, draws, ends, mixes, shapes = [0.0, int(np.count_nonzero(q > 0))], [], [], [0.0], [1.0]
+    budgets = [float(b) for b in round_budgets]
+    for k, b in enumerate(budgets):
+        _round(query_cdf(mixed_rounds(q, mixes[-1:])[0]), costs, b, seen, state, gen, draws, max_draws)
+        ends.append(len(draws))
+        if k + 1 < len(budgets):
+            plan = Plan(qids, q, costs, f, var, np.asarray(draws, dtype=np.int64), state[0], False, False, False,
+                        {"round_draws": list(ends), "rounds": len(ends), "round_mix": list(mixes),
+                         "round_shape": list(shapes)})
+            lam, sh = choose_round(plan, values)
+            mixes.append(lam)
+            shapes.append(sh)
+    return np.asarray(draws, dtype=np.int64), np.asarray(ends, dtype=np.int64), mixes, shapes
+
+
+def simulate_rounds(setup, measure: str, *, difference: bool, epsilon: float, budgets, repetitions, seed: int,
+                    stream: tuple, level: float = 0.95) -> dict:
+    """Campaigns of the tool's default continued with the labels: a first round that spends the
+    grid's first budget from the plan's ``q`` (as :func:`simulate_finite`'s), then one round per
+    later budget below the pool's cost, each drawn from ``(1 - lambda) q + lambda / m`` with the
+    share of uniform sampling ``lambda`` and the control variate's share of the model's shape that
+    :func:`evalrank.active.adapt.choose_round` picks from the labels of the rounds before it --
+    what ``evalrank active plan --continue PLAN --run RUN --qrels LABELS --budget B`` does at each
+    budget. A round draws as Algorithm 1 (deterministic labelling: it stops before the first new
+    query it cannot pay for) on fresh uniforms (one stream per campaign, ``stream`` + ``"rounds"``).
+    After every draw, the interval of :func:`evalrank.active.finite.finite_estimate` with the
+    rounds (their weights from earlier labels, the asymptotic part on the rounds checked by
+    labels; ``t_star`` the first round's labels, as the plan's). Returns :data:`STATS` keyed
+    ``finite_rounds_cs`` and ``draws_finite_rounds``."""
+    from evalrank._jit import THRESHOLD, need
+    from evalrank.active.campaign_state import mixed_rounds
+    from evalrank.active.finite import finite_estimate
+
+    budgets = np.asarray(budgets, dtype=np.float64)
+    costs, L, f, v, lo, hi, truth, q = _plan_inputs(setup, measure, difference, epsilon)
+    m = L.size
+    whole = budgets >= costs.sum()
+    rounds = budgets[~whole]
+    max_draws = default_max_draws(m)
+    gens = list(stream_rngs(seed, (*stream, "rounds"), list(repetitions)))
+    need(THRESHOLD)   # thousands of campaigns: the compiled kernels
+    runs, counts = [], np.zeros((len(gens), budgets.size), dtype=np.int64)
+    for i, gen in enumerate(gens):
+        run = rounds_campaign(q, costs, L, f, v, rounds, gen, max_draws=max_draws)
+        counts[i, ~whole] = run[1]
+        counts[i, whole] = run[1][-1] if run[1].size else 0
+        runs.append(run)
+    T = max(1, max(d.size for d, *_ in runs))
+    est = np.full((len(gens), T), np.nan)
+    low = np.full((len(gens), T), -np.inf)
+    high = np.full((len(gens), T), np.inf)
+    valid = np.zeros((len(gens), T), dtype=bool)
+    for i, (d, ends, mixes, shapes) in enumerate(runs):
+        n = d.size
+        if n == 0:
+            continue
+        valid[i, :n] = True
+        labelled = _labels_after(d)
+        draw_rounds = np.minimum(np.searchsorted(ends, np.arange(n), side="right"), ends.size - 1)
+        t_star = int(labelled[max(int(ends[0]) - 1, 0)]) if ends[0] > 0 else 2
+        r = finite_estimate(mixed_rounds(q, mixes), d, L, f, lo, hi, level=level, t_star=max(t_star, 2),
+                            draw_rounds=draw_rounds, adapted=True, round_scale="labels", round_shape=shapes)
+        idx = labelled - 1
+        est[i, :n], low[i, :n], high[i, :n] = r["estimate"][idx], r["ci_low"][idx], r["ci_high"][idx]
+    out = _at_budgets_bounds(est, low, high, truth, valid, counts, whole, "finite_rounds_cs")
+    out["draws_finite_rounds"] = counts
     return out
 
 

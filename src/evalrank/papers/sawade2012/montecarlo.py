@@ -332,12 +332,15 @@ def standard_errors(sim: dict, q, *, level: float = 0.95) -> tuple[np.ndarray, n
 
 
 def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, seed: int, campaign_repetitions: int,
-               campaign_budgets, epsilons, tune_budget: float, level: float, output, log=None) -> None:
+               campaign_budgets, epsilons, tune_budget: float, level: float, output, log=None,
+               rounds_repetitions: int = 0) -> None:
     """One shard of the Monte Carlo of Algorithm 1 (Sec. 5; :func:`simulate` of every measure and
     method of :data:`evalrank.active.sampling.METHODS`, with eq. 6's standard error of every run)
     on the experiment of ``setup`` (setup.npz), and of the labelling tool's campaign study
     (:func:`evalrank.papers.sawade2012.campaignstudy.simulate_campaigns`; none when
-    ``campaign_repetitions`` is 0) -> ``output`` (shard<k>.npz). Repetition ``r`` draws from
+    ``campaign_repetitions`` is 0; ``rounds_repetitions`` of those campaigns, :func:`rounds_campaigns`,
+    also continued with the labels, :func:`~evalrank.papers.sawade2012.campaignstudy.simulate_rounds`)
+    -> ``output`` (shard<k>.npz). Repetition ``r`` draws from
     ``seeds.rng(seed, "active-mc", experiment, fold, measure, method, r)``, so shards merge to the
     same arrays for any shard count; a calibrated twin (:mod:`evalrank.papers.sawade2012.calibrated`)
     uses its base experiment's streams and has no campaign study."""
@@ -366,7 +369,7 @@ def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, see
             out[f"{k}_{m}_{method}"] = sim[k]
         out[f"stderr_{m}_{method}"] = standard_errors(sim, setup[f"q_{m}_{method}"])[0]
     out.update(_campaigns(setup, meta, campaign_repetitions, shard, shards, campaign_budgets, epsilons, seed,
-                          tune_budget, level))
+                          tune_budget, level, rounds_repetitions))
     io.save_arrays(output, **out)
     say(f"{len(reps) * len(jobs)} runs x {len(budgets)} budgets in {time.perf_counter() - t0:.1f}s")
     pool_cost = float(setup["costs"].sum())
@@ -379,15 +382,26 @@ def shard_file(setup, *, budgets, repetitions: int, shard: int, shards: int, see
         say(f"{capped} (run, budget) pairs stopped at the draw cap (evalrank.active.estimate.default_max_draws)")
 
 
-def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilons, seed, tune_budget, level) -> dict:
+def rounds_campaigns(campaigns: int, rounds: int) -> set:
+    """The campaign numbers (of ``0 .. campaigns - 1``) that the campaign study also runs continued
+    with the labels: ``rounds`` of them (at most all), spread evenly, ``floor(j campaigns / rounds)``
+    for ``j < rounds``, so that every shard of a range of campaigns gets its share."""
+    k = min(int(rounds), int(campaigns))
+    return {j * int(campaigns) // k for j in range(k)} if k > 0 else set()
+
+
+def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilons, seed, tune_budget, level,
+               rounds_repetitions: int = 0) -> dict:
     """:func:`shard_file`'s arrays of the campaign study (empty when it does not run on the experiment)."""
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
-    from evalrank.papers.sawade2012.campaignstudy import in_campaign_study, simulate_campaigns, simulate_finite
+    from evalrank.papers.sawade2012.campaignstudy import (in_campaign_study, simulate_campaigns, simulate_finite,
+                                                          simulate_rounds)
     from evalrank.progress import progress
 
     if not (campaign_repetitions and in_campaign_study(meta["experiment"])) or meta.get("calibrated"):
         return {}
     creps = shard_range(campaign_repetitions, shard, shards)
+    rounds = rounds_campaigns(campaign_repetitions, rounds_repetitions)
     out = {"campaign_repetition": np.asarray(creps, dtype=np.int64),
            "campaign_budgets": np.asarray(budgets, dtype=np.float64),
            "epsilons": np.asarray(epsilons, dtype=np.float64), "n_campaigns": np.int64(campaign_repetitions)}
@@ -406,4 +420,12 @@ def _campaigns(setup, meta, campaign_repetitions, shard, shards, budgets, epsilo
                               tune_budget=tune_budget, level=level,
                               draw_stream=f"eps{same[0]}" if same else "finite")
         out.update({f"camp_{m}_{k}": v for k, v in fin.items()})
+        # the same default continued with the labels at each budget (plan --continue --qrels), on
+        # rounds_repetitions of the campaigns spread evenly over them (each shard its share)
+        rreps = [r for r in creps if r in rounds]
+        if rreps:
+            rnd = simulate_rounds(setup, m, difference=meta["kind"] != "estimate", epsilon=DEFAULT_EPSILON,
+                                  budgets=budgets, repetitions=rreps, seed=seed,
+                                  stream=("active-campaign", meta["experiment"], meta["fold"], m), level=level)
+            out.update({f"camp_{m}_{k}": v for k, v in rnd.items()})
     return out

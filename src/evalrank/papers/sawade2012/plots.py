@@ -514,9 +514,10 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
     """The labelling tool's coverage study (:func:`evalrank.papers.sawade2012.report.campaign_table`): one
     column per experiment of ``experiments``, two rows per measure -- the share of campaigns whose
     interval covers the truth at each budget, and the share whose interval covers it at *every*
-    look after every draw from that budget to the largest one (simultaneous). Three lines each: the
+    look after every draw from that budget to the largest one (simultaneous). Four lines each: the
     tool's default (the finite-population estimator and its design-based confidence sequence, the
-    default floor), AIPW -- Hajek-normalized for one ranker -- with the asymptotic confidence
+    default floor), the same continued with the labels at each budget (``finite_rounds`` rows, where
+    the table has them), AIPW -- Hajek-normalized for one ranker -- with the asymptotic confidence
     sequence at the same floor, and eq. 6 with Student's t on q* (epsilon 0). Returns the paths
     written."""
     import matplotlib.pyplot as plt
@@ -538,7 +539,9 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
         raise ValueError(f"experiments: no rows of the tool's default for {missing}")
     measures = [m for m in ("err", "dcg") if (default["measure"] == m).any()]
     measures += sorted(set(default["measure"]) - set(measures))
+    rounds = table[(table["estimator"] == "finite_rounds") & (table["interval"] == "cs")]
     lines = [("default: finite population + design-based sequence", default, "#0072B2", "-", "o"),
+             ("default continued with the labels (--qrels)", rounds, "#CC79A7", ":", "D"),
              ("AIPW (Hájek for one ranker) + asymptotic sequence", asym, "#009E73", "-.", "^"),
              ("eq. 6 + t on q*", today, "#D55E00", "--", "s")]
     logx = _use_log_x(table["budget"].to_numpy(dtype=np.float64), None)
@@ -569,7 +572,7 @@ def plot_campaign_coverage(table, experiments, path, *, level: float = 0.95) -> 
                     ax.set_ylabel(f"{m.upper()}: covering\n" +
                                   ("at the budget" if col == "coverage" else "at every look from it"), fontsize=8.5)
         handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels))
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(labels) if nc > 2 else 2)
         n = int(default["campaigns"].max())
         fig.suptitle(f"Nominal {level:.0%} intervals of a labelling campaign looked at after every draw, "
                      f"{n:,} campaigns per point (dotted: {level:.0%})", fontsize=10)

@@ -344,7 +344,10 @@ def campaign_table(setup_paths, shard_paths):
     folds: above 1 the label model is no useful control variate there); ``default`` marks the
     tool's default (:data:`evalrank.active.campaign.DEFAULT_EPSILON`, the finite-population
     estimator ``finite`` with its confidence sequence, on the plan's q: rows of the default floor
-    only; ``max_weight``, ``offset_share`` there are the floor's under eq. 11/12's q*). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and
+    only; ``max_weight``, ``offset_share`` there are the floor's under eq. 11/12's q*); rows of the
+    estimator ``finite_rounds`` are the same default continued with the labels at each budget
+    (``plan --continue --qrels``: :func:`evalrank.papers.sawade2012.campaignstudy.simulate_rounds`,
+    not marked default: a plan without labels is the tool's default). Ratios against the same campaigns' eq. 6 (same draws: ``rmse_vs_eq6``) and
     against today's tool before the floor and the new estimator (epsilon 0, eq. 6 with the t interval: ``width_vs_today``,
     ``rmse_vs_today``). Empty when the shards hold no campaigns."""
     import pandas as pd
@@ -352,7 +355,7 @@ def campaign_table(setup_paths, shard_paths):
     from evalrank.active.campaign_plan import DEFAULT_EPSILON
     from evalrank.active.estimators import ESTIMATORS
     from evalrank.active.sampling import defensive
-    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE, first_order_ratio
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE, ROUNDS, first_order_ratio
 
     setups, order = _setups(setup_paths)
     acc, budgets, epsilons, weights, offsets = _campaign_parts(setups, shard_paths)
@@ -370,8 +373,9 @@ def campaign_table(setup_paths, shard_paths):
                 for est, interval in COMBOS:
                     cells[(ei, est, interval)] = _campaign_cell(acc[(exp, m, ei, est, interval)])
             fin = [i for i, e in enumerate(epsilons.tolist()) if np.isclose(e, DEFAULT_EPSILON)]
-            if (exp, m, None, *FINITE) in acc and fin:
-                cells[(fin[0], *FINITE)] = _campaign_cell(acc[(exp, m, None, *FINITE)])
+            for design in (FINITE, ROUNDS):
+                if (exp, m, None, *design) in acc and fin:
+                    cells[(fin[0], *design)] = _campaign_cell(acc[(exp, m, None, *design)])
             first = defaultdict(list)   # (epsilon index, estimator) -> each fold's ratio
             for (e, _), (_, s) in setups.items():
                 if e != exp:
@@ -409,9 +413,10 @@ def _campaign_parts(setups, shard_paths):
     estimator, interval) as (error, width, miss_at, miss_since, draws) parts; the budgets and
     epsilons; max_weight and offset_share per (experiment, measure, epsilon index). Checks that
     each experiment and fold's shards cover every campaign once. Budgets None: no campaigns. The
-    tool's default (the finite-population estimator, at the default floor only) has the epsilon
-    index None."""
-    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE
+    tool's default (the finite-population estimator, at the default floor only) and the same
+    continued with the labels at each budget (:data:`~evalrank.papers.sawade2012.campaignstudy.ROUNDS`)
+    have the epsilon index None."""
+    from evalrank.papers.sawade2012.campaignstudy import COMBOS, FINITE, ROUNDS
 
     acc = defaultdict(list)
     budgets = epsilons = None
@@ -436,11 +441,12 @@ def _campaign_parts(setups, shard_paths):
                     acc[(key[0], m, ei, est, interval)].append(
                         (e - truth, sh[k.format("high")] - sh[k.format("low")], sh[k.format("miss_at")],
                          sh[k.format("miss_since")], draws))
-            k = f"camp_{m}_{{}}_{FINITE[0]}_{FINITE[1]}"
-            if k.format("estimate") in sh:   # the tool's default, at the default floor
-                acc[(key[0], m, None, *FINITE)].append(
-                    (sh[k.format("estimate")] - truth, sh[k.format("high")] - sh[k.format("low")],
-                     sh[k.format("miss_at")], sh[k.format("miss_since")], sh[f"camp_{m}_draws_finite"]))
+            for design in (FINITE, ROUNDS):   # the tool's default, at the default floor, and it continued
+                k = f"camp_{m}_{{}}_{design[0]}_{design[1]}"
+                if k.format("estimate") in sh:
+                    acc[(key[0], m, None, *design)].append(
+                        (sh[k.format("estimate")] - truth, sh[k.format("high")] - sh[k.format("low")],
+                         sh[k.format("miss_at")], sh[k.format("miss_since")], sh[f"camp_{m}_draws_{design[0]}"]))
     for key, parts in covered.items():
         reps = np.sort(np.concatenate([r for r, _ in parts]))
         if not np.array_equal(reps, np.arange(parts[0][1])):

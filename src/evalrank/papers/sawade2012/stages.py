@@ -30,7 +30,8 @@ def cmd_active_mc(a):
     from evalrank.papers.sawade2012.montecarlo import shard_file
 
     shard_file(a.setup, budgets=a.budgets, repetitions=a.repetitions, shard=a.shard, shards=a.shards, seed=a.seed,
-               campaign_repetitions=a.campaign_repetitions, campaign_budgets=a.campaign_budgets,
+               campaign_repetitions=a.campaign_repetitions, rounds_repetitions=a.rounds_repetitions,
+               campaign_budgets=a.campaign_budgets,
                epsilons=a.epsilons, tune_budget=a.tune_budget, level=a.level, output=a.output, log=_log)
 
 
@@ -87,6 +88,9 @@ def add_stage_parsers(sub) -> None:
     s.add_argument("--campaign-repetitions", type=int, required=True,
                    help="campaigns of the labelling tool's coverage study over all shards (sawade2012.campaign.repetitions; "
                         "0: no study)")
+    s.add_argument("--rounds-repetitions", type=int, required=True,
+                   help="of those campaigns, how many (spread evenly) also run continued with the labels at each budget "
+                        "(sawade2012.campaign.rounds_repetitions; 0: none)")
     s.add_argument("--campaign-budgets", type=float, nargs="+", required=True,
                    help="budgets the study looks at (sawade2012.campaign.budgets)")
     s.add_argument("--epsilons", type=float, nargs="+", required=True,
