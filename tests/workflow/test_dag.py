@@ -66,7 +66,7 @@ def test_active_stage(res):
     assert cov["coverage"].between(0, 1).all() and (cov["level"] == 0.95).all()
     # the labelling tool's campaign study: 7 experiments (not the training-size series, not the calibrated twins) x 2 measures x
     # (2 floors x 5 (estimator, interval) + the tool's default at its floor, with one plan and continued with
-    # the labels) x 4 budgets over the 40 campaigns (rounds_repetitions 1,000: all of them)
+    # the labels) x 4 budgets over the 40 campaigns (rounds_repetitions 2,000: all of them)
     camp = pd.read_csv(res / "sawade2012" / "campaign_coverage.csv")
     assert len(camp) == 7 * 2 * (2 * 5 + 2) * 4 and (camp["campaigns"] == 40).all()
     assert (camp["estimator"] == "finite_rounds").sum() == 7 * 2 * 4
