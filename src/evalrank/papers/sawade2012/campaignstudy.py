@@ -382,10 +382,12 @@ def rounds_campaign(q, costs, values, f, var, round_budgets, gen: np.random.Gene
     m = q.size
     qids = [str(i) for i in range(m)]
     seen = np.zeros(m, dtype=bool)
-    state, draws, ends, mixes, shapes = [0.0, int(np.count_nonzero(q > 0))], [], [], [0.0], [1.0]
+    state, draws, ends, mixes, shapes = [0.0, 0], [], [], [0.0], [1.0]
     budgets = [float(b) for b in round_budgets]
     for k, b in enumerate(budgets):
-        _round(query_cdf(mixed_rounds(q, mixes[-1:])[0]), costs, b, seen, state, gen, draws, max_draws)
+        qk = mixed_rounds(q, mixes[-1:])[0]
+        state[1] = int(np.count_nonzero((qk > 0) & ~seen))     # the queries this round can still label
+        _round(query_cdf(qk), costs, b, seen, state, gen, draws, max_draws)
         ends.append(len(draws))
         if k + 1 < len(budgets):
             plan = Plan(qids, q, costs, f, var, np.asarray(draws, dtype=np.int64), state[0], False, False, False,

@@ -312,7 +312,7 @@ def _rounds_default(t) -> Finding:
     d = t[(t["estimator"] == "finite_rounds") & (t["interval"] == "cs")]
     if d.empty:
         return Finding.not_tested(claim, "no campaigns of the default continued with the labels in the study", CAMPAIGN)
-    n, ws, verdict, why, margin = _every_look(d, "the lowest")
+    _, ws, verdict, why, margin = _every_look(d, "the lowest")
     margins = [margin]
     ours = f"every look from Λ = {fmt(ws['budget'])}: lowest {pct(ws['simultaneous'])} ({_cell_name(ws)})"
     one = t[t["default"].astype(bool)]
