@@ -24,14 +24,15 @@ For each world of ``benchmarks/campaign_worlds.py`` two measurements, with no la
    (a share ``lambda0`` of uniform sampling mixed into ``q``, a control-variate slope ``b0``), the
    rounds that keep the savings where the model is useful (each useful world's term variance
    ratio at most the square of the old default's RMSE ratio at 10 labels, :data:`OLD_AT_10`: the
-   first round's 10 labels in a pool of 400 are nearly a with-replacement sample, so RMSE^2 ~
-   term variance / 10); on those, the smallest term variance ratio in each weak world, ``r1``,
+   first round's 10 labels in a pool of 400 are nearly a with-replacement sample, so the square
+   of the RMSE ratio is about the term variance ratio); on those, the smallest term variance ratio in each weak world, ``r1``,
    and a bound on 20 labels, ``2 / (1/r1 + 1/r2)``: the first round's 10 combined at the best
    weights (inverse variance) with 10 later labels at the best later design of the same family,
    ``r2`` (the grid's smallest ratio, its mix and slope chosen with hindsight). Above 1: no first round
    that keeps the useful worlds' savings lets any later rounds of this family reach random
-   sampling at 20 labels (with-replacement term variances; the finite population's correction is
-   the same factor for both sides to first order).
+   sampling at 20 labels. The bound uses with-replacement term variances; in a pool of 43 the
+   finite population changes both sides, which ``campaign_worlds.py``'s Monte Carlo measures
+   (``--first-mix``, ``--first-shape``, ``--later-srs``).
 
     .venv/bin/python benchmarks/campaign_limits.py --excerpt DIR [--campaigns 2000] [--labels 20]
         [--worlds excerpt43_dcg10,excerpt43_err,two_rankers,...] [--first-round]
